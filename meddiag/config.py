@@ -1,0 +1,70 @@
+"""One settings object, read from `MEDDIAG_*` environment variables (and an optional `.env`).
+
+Defaults run offline: Milvus Lite file, local graph directory, offline reasoner.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from meddiag.schema import BackendName
+
+
+def _default_home() -> Path:
+    return Path.home() / ".meddiag"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEDDIAG_", env_file=".env", extra="ignore")
+
+    home: Path = Field(default_factory=_default_home, description="Where knowledge bases live.")
+    profile: Literal["demo", "full"] = "demo"
+    embedder: str = "lsa-256"
+
+    milvus_uri: str = Field(default="", description="Empty: Milvus Lite file under home; http(s)://: a server.")
+    milvus_token: SecretStr = SecretStr("")
+
+    neo4j_uri: str = ""
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("")
+    neo4j_database: str = "neo4j"
+
+    backend: BackendName = "lightrag"
+    max_hops: int = 4
+
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: SecretStr = SecretStr("")
+    llm_timeout_s: float = 30.0
+    llm_retries: int = 1
+
+    @property
+    def kb_dir(self) -> Path:
+        """The live knowledge base for the active profile."""
+        return self.home / "kb" / self.profile
+
+    @property
+    def milvus_lite_path(self) -> Path:
+        return self.kb_dir / "milvus.db"
+
+    @property
+    def uses_milvus_server(self) -> bool:
+        return self.milvus_uri.startswith(("http://", "https://"))
+
+    @property
+    def uses_neo4j(self) -> bool:
+        return bool(self.neo4j_uri)
+
+    @property
+    def uses_llm(self) -> bool:
+        return bool(self.llm_base_url and self.llm_model)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

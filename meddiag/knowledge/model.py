@@ -1,0 +1,93 @@
+"""The knowledge base's typed model: documents, chunks, entities, relations, hyperedges.
+
+Every relation, hyperedge and chunk carries `sources`: the publications (``PMID:…``) and
+curation sources (``OMIM:…``, ``ORPHA:…``, ``HPO``, ``MONDO``) it derives from, so that
+retrieval can leave sources out without rebuilding the index.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EntityType = Literal["Disease", "Phenotype", "Gene", "Inheritance", "Onset", "DiseaseClass"]
+Predicate = Literal[
+    "HAS_PHENOTYPE",
+    "NOT_HAS_PHENOTYPE",
+    "IS_A",
+    "ASSOCIATED_GENE",
+    "HAS_INHERITANCE",
+    "HAS_ONSET",
+    "EQUIVALENT_TO",
+]
+PREDICATES: tuple[str, ...] = Predicate.__args__  # type: ignore[attr-defined]
+
+
+class KBModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Entity(KBModel):
+    id: str  # HP:0001166, OMIM:154700, ORPHA:558, MONDO:0007947, HGNC:FBN1 / gene symbol id
+    type: EntityType
+    name: str
+    description: str = ""
+    synonyms: list[str] = Field(default_factory=list)
+    xrefs: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+
+class Relation(KBModel):
+    """A Subject–Predicate–Object triple with provenance."""
+
+    subject: str  # entity id
+    predicate: Predicate
+    object: str  # entity id
+    frequency: float | None = None  # 0..1 for HAS_PHENOTYPE when known
+    frequency_label: str = ""  # "very frequent", "3/7", "40%" as curated
+    evidence: str = ""  # HPO evidence code (PCS, TAS, IEA)
+    sources: list[str] = Field(default_factory=list)
+    source_file: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.subject}|{self.predicate}|{self.object}"
+
+
+class Hyperedge(KBModel):
+    """An n-ary fact, e.g. one disease with all its phenotypes of one frequency band."""
+
+    id: str
+    text: str
+    members: list[str]  # entity ids
+    sources: list[str] = Field(default_factory=list)
+
+
+class Document(KBModel):
+    id: str  # hpo/HP:0001166, mondo/MONDO:0007947, profile/OMIM:154700, user/<name>
+    title: str
+    source: Literal["hpo", "mondo", "profile", "user"]
+    text: str
+    generated: bool = False
+    entity_ids: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+
+class Chunk(KBModel):
+    id: str  # "<doc id>#<position>"
+    doc_id: str
+    title: str
+    source: str
+    position: int
+    text: str
+    entity_ids: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    generated: bool = False
+
+
+def visible(sources: list[str], excluded: frozenset[str]) -> bool:
+    """Whether a fact survives leaving `excluded` sources out: it must rest on something else."""
+    if not excluded:
+        return True
+    return any(s not in excluded for s in sources) if sources else True

@@ -1,0 +1,300 @@
+"""Typed wire models shared by the engine, the CLI, the evaluation and the UI.
+
+Every boundary in MedDiag speaks these types and nothing else:
+raw context -> parsed evidence -> hop sub-answers -> channel results -> synthesis.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+BackendName = Literal["lightrag", "minirag", "pathrag", "hypergraphrag"]
+BACKENDS: tuple[BackendName, ...] = ("lightrag", "minirag", "pathrag", "hypergraphrag")
+ChannelName = Literal["semantic", "relational"]
+Channels = Literal["both", "semantic", "relational"]
+Level = Literal["high", "low"]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# --------------------------------------------------------------------------- retrieval
+
+
+class RetrievedItem(Model):
+    """Side channel of a retrieval: what one printed row of the raw context stands for.
+
+    Upstream formats have no room for our ids and provenance, so a backend lists them
+    here keyed by (section, row id); `context_filter` attaches them to parsed rows.
+    """
+
+    section: str
+    row_id: str
+    kind: Literal["entity", "relation", "hyperedge", "chunk", "path"]
+    ids: list[str] = Field(default_factory=list)
+    predicate: str | None = None
+    provenance: list[str] = Field(default_factory=list)
+
+
+class RawContext(Model):
+    """One backend's answer to one retrieval call, in its upstream text format."""
+
+    backend: BackendName
+    query: str
+    text: str
+    items: list[RetrievedItem] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+class TextEvidence(Model):
+    """A passage for the semantic channel."""
+
+    ref_id: str
+    doc_id: str = ""
+    source: str = ""
+    title: str = ""
+    text: str
+    provenance: list[str] = Field(default_factory=list)
+    score: float | None = None
+
+
+class KGEntity(Model):
+    name: str
+    type: str = ""
+    description: str = ""
+    rank: float | None = None
+    level: Level | None = None
+    id: str | None = None
+
+
+class KGTriple(Model):
+    """A Subject-Predicate-Object fact for the relational channel."""
+
+    subject: str
+    predicate: str
+    object: str
+    description: str = ""
+    keywords: str = ""
+    weight: float | None = None
+    rank: float | None = None
+    level: Level | None = None
+    subject_id: str | None = None
+    object_id: str | None = None
+    provenance: list[str] = Field(default_factory=list)
+    from_hyperedge: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.subject}|{self.predicate}|{self.object}"
+
+
+class KGHyperedge(Model):
+    """An n-ary fact (HyperGraphRAG): one sentence linking several entities."""
+
+    text: str
+    members: list[str]
+    provenance: list[str] = Field(default_factory=list)
+    id: str | None = None
+
+
+class KGPath(Model):
+    """A PathRAG path: alternating nodes and edges, rendered as a sentence."""
+
+    nodes: list[str]
+    edges: list[str]
+    sentence: str
+    reliability_rank: int = 0
+    level: Level = "low"
+
+
+class KGEvidence(Model):
+    entities: list[KGEntity] = Field(default_factory=list)
+    triples: list[KGTriple] = Field(default_factory=list)
+    hyperedges: list[KGHyperedge] = Field(default_factory=list)
+    paths: list[KGPath] = Field(default_factory=list)
+
+
+class ParsedContext(Model):
+    """A raw context split by `context_filter` into the two channels' evidence."""
+
+    backend: BackendName
+    text: list[TextEvidence] = Field(default_factory=list)
+    kg: KGEvidence = Field(default_factory=KGEvidence)
+    timings: dict[str, float] = Field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- questions
+
+
+Sex = Literal["female", "male", "other", "unknown"]
+
+
+class Finding(Model):
+    """A finding linked to an HPO term, observed or excluded."""
+
+    hpo_id: str
+    label: str
+    excluded: bool = False
+    mention: str = ""
+    match: Literal["id", "exact", "synonym", "embedding", "fuzzy"] = "exact"
+    confidence: float = 1.0
+
+
+class PatientInput(Model):
+    """Structured patient input, equivalent to a free-text vignette."""
+
+    observed: list[str] = Field(default_factory=list)
+    excluded: list[str] = Field(default_factory=list)
+    age_years: float | None = None
+    sex: Sex | None = None
+    genes: list[str] = Field(default_factory=list)
+    note: str = ""
+
+
+QuestionKind = Literal["diagnosis", "genes", "features", "compare", "unknown"]
+
+
+class ParsedQuestion(Model):
+    """What the reasoner understood of a question."""
+
+    text: str
+    kind: QuestionKind
+    findings: list[Finding] = Field(default_factory=list)
+    age_years: float | None = None
+    sex: Sex | None = None
+    genes: list[str] = Field(default_factory=list)
+    diseases: list[str] = Field(default_factory=list)  # disease ids named in the question
+    warnings: list[str] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- channels
+
+
+class TriplePattern(Model):
+    """An SPO sub-query; a slot may be a placeholder such as ``Entity#1`` or ``?``."""
+
+    subject: str
+    predicate: str
+    object: str
+
+    def __str__(self) -> str:
+        return f"({self.subject}, {self.predicate}, {self.object})"
+
+
+class SemanticHop(Model):
+    index: int
+    sub_query: str
+    grounded_query: str
+    unresolved: list[str] = Field(default_factory=list)
+    passages: list[TextEvidence] = Field(default_factory=list)
+    summary: str = ""
+    sub_answer: str = ""
+    logic: list[str] = Field(default_factory=list)
+    expansion: bool = False
+
+
+class RelationalHop(Model):
+    index: int
+    triple_queries: list[TriplePattern]
+    resolved_queries: list[TriplePattern]
+    unresolved: list[str] = Field(default_factory=list)
+    triples: list[KGTriple] = Field(default_factory=list)
+    dropped: int = 0
+    summary: str = ""
+    sub_answer: str = ""
+    answer_entities: list[str] = Field(default_factory=list)
+    logic: list[str] = Field(default_factory=list)
+    expansion: bool = False
+
+
+class Verification(Model):
+    sufficient: bool
+    reason: str
+
+
+class SemanticResult(Model):
+    hops: list[SemanticHop] = Field(default_factory=list)
+    verification: Verification | None = None
+
+
+class RelationalResult(Model):
+    hops: list[RelationalHop] = Field(default_factory=list)
+    verification: Verification | None = None
+
+
+# --------------------------------------------------------------------------- synthesis
+
+
+class Citation(Model):
+    """A numbered citation: a retrieved passage or a retrieved triple."""
+
+    n: int
+    kind: Literal["passage", "triple"]
+    channel: ChannelName
+    hop: int
+    doc_id: str = ""
+    text: str = ""
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    provenance: list[str] = Field(default_factory=list)
+
+
+class DifferentialEntry(Model):
+    id: str
+    name: str
+    score: float
+    for_: list[str] = Field(default_factory=list, alias="for")
+    against: list[str] = Field(default_factory=list)
+    channels: list[ChannelName] = Field(default_factory=list)
+    citations: list[int] = Field(default_factory=list)
+
+
+class Agreement(Model):
+    status: Literal["agree", "partial", "disagree", "single-channel"]
+    detail: str
+
+
+class Synthesis(Model):
+    answer: str
+    differential: list[DifferentialEntry] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    agreement: Agreement
+
+
+# --------------------------------------------------------------------------- trace
+
+
+class NodeEvent(Model):
+    """One engine node's run, for live progress and the timeline."""
+
+    node: str
+    channel: Literal["semantic", "relational", "parent"]
+    hop: int | None = None
+    status: Literal["ok", "error", "fallback"] = "ok"
+    start: float
+    end: float
+    payload: str = ""
+
+
+class ReasonerInfo(Model):
+    name: str
+    fallbacks: list[str] = Field(default_factory=list)
+
+
+class AskResult(Model):
+    """Everything one question produced; the CLI, UI and evaluation read only this."""
+
+    question: str
+    backend: BackendName
+    channels: Channels = "both"
+    reasoner: ReasonerInfo
+    parsed: ParsedQuestion
+    semantic: SemanticResult = Field(default_factory=SemanticResult)
+    relational: RelationalResult = Field(default_factory=RelationalResult)
+    synthesis: Synthesis
+    events: list[NodeEvent] = Field(default_factory=list)
+    excluded_sources: list[str] = Field(default_factory=list)
