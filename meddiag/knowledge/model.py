@@ -91,3 +91,16 @@ def visible(sources: list[str], excluded: frozenset[str]) -> bool:
     if not excluded:
         return True
     return any(s not in excluded for s in sources) if sources else True
+
+
+class KnowledgeBase(KBModel):
+    """Everything one build writes to the stores, before embedding."""
+
+    profile: Literal["demo", "full", "test"]
+    versions: dict[str, str] = Field(default_factory=dict)  # source name -> release
+    entities: list[Entity] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+    hyperedges: list[Hyperedge] = Field(default_factory=list)
+    documents: list[Document] = Field(default_factory=list)
+    chunks: list[Chunk] = Field(default_factory=list)
+    stats: dict[str, int] = Field(default_factory=dict)  # e.g. mondo_links_by_label
