@@ -168,6 +168,8 @@ class ParsedQuestion(Model):
     genes: list[str] = Field(default_factory=list)
     diseases: list[str] = Field(default_factory=list)  # disease ids named in the question
     warnings: list[str] = Field(default_factory=list)
+    # Set by the caller, not the reasoner: sources every step must leave out (leave-publication-out).
+    exclude_sources: list[str] = Field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- channels
