@@ -6,10 +6,11 @@ normalised to a number in [0, 1] and a readable label.
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 # HPO frequency terms: label and the midpoint of the band HPO defines for them.
 FREQUENCY_TERMS: dict[str, tuple[str, float]] = {
@@ -58,6 +59,9 @@ def parse_frequency(raw: str) -> tuple[float | None, str]:
 
 
 def split_references(raw: str) -> list[str]:
+    if ";" not in raw:  # the common case: one reference
+        raw = raw.strip()
+        return [raw] if raw else []
     return [r.strip() for r in raw.split(";") if r.strip()]
 
 
@@ -86,47 +90,127 @@ class Annotations:
     skipped: int = 0
 
 
-def parse_hpoa(path: Path) -> Annotations:
-    """Every row of `phenotype.hpoa`; rows with an unreadable frequency are counted, not kept."""
+_HPOA_COLUMNS = (
+    "database_id",
+    "disease_name",
+    "qualifier",
+    "hpo_id",
+    "reference",
+    "evidence",
+    "onset",
+    "frequency",
+    "sex",
+    "modifier",
+    "aspect",
+    "biocuration",
+)
+
+
+def _read_header(fh: TextIO, path: Path) -> tuple[str, list[str]]:
+    """(release version, column names), leaving `fh` at the first data row."""
     version = "unknown"
-    rows: list[Annotation] = []
-    diseases: dict[str, str] = {}
-    skipped = 0
+    for line in fh:
+        if line.startswith("#"):
+            if line.startswith("#version:"):
+                version = line.split(":", 1)[1].strip()
+            continue
+        header = line.rstrip("\n").split("\t")
+        missing = [c for c in _HPOA_COLUMNS if c not in header]
+        if missing:
+            raise ValueError(f"{path.name}: header lacks columns {missing}")
+        return version, header
+    raise ValueError(f"{path.name}: no header row")
+
+
+@dataclass
+class DiseasePhenotypes:
+    """A quick index of `phenotype.hpoa`: every disease's name and positive phenotype ids."""
+
+    version: str
+    names: dict[str, str]  # disease id -> name
+    phenotypes: dict[str, set[str]]  # disease id -> HPO ids of its aspect-P, non-NOT rows
+
+
+def scan_hpoa(path: Path) -> DiseasePhenotypes:
+    """Disease names and phenotype sets without building an `Annotation` per row: enough to
+    choose a subset of diseases before parsing only their rows."""
+    names: dict[str, str] = {}
+    phenotypes: dict[str, set[str]] = defaultdict(set)
     with path.open(encoding="utf-8") as fh:
-        header: list[str] | None = None
+        version, header = _read_header(fh, path)
+        i_id, i_name, i_qual, i_hpo, i_aspect = (
+            header.index(c) for c in ("database_id", "disease_name", "qualifier", "hpo_id", "aspect")
+        )
+        last = max(i_id, i_name, i_qual, i_hpo, i_aspect)
         for line in fh:
-            if line.startswith("#"):
-                if line.startswith("#version:"):
-                    version = line.split(":", 1)[1].strip()
+            rec = line.rstrip("\n").split("\t")
+            if len(rec) <= last:
                 continue
-            header = line.rstrip("\n").split("\t")
-            break
-        if header is None:
-            raise ValueError(f"{path.name}: no header row")
-        for rec in csv.DictReader(fh, fieldnames=header, delimiter="\t", quoting=csv.QUOTE_NONE):
-            try:
-                freq, freq_label = parse_frequency(rec["frequency"] or "")
-            except ValueError:
+            disease = rec[i_id]
+            if disease not in names:
+                names[disease] = rec[i_name]
+            if rec[i_aspect] == "P" and rec[i_qual] != "NOT":
+                phenotypes[disease].add(rec[i_hpo])
+    return DiseasePhenotypes(version=version, names=names, phenotypes=dict(phenotypes))
+
+
+def parse_hpoa(path: Path, diseases: Container[str] | None = None) -> Annotations:
+    """Every row of `phenotype.hpoa` (only those of `diseases` when given); rows with an
+    unreadable frequency are counted, not kept.
+
+    Lines are split by hand rather than with `csv.DictReader`: the file has no quoting and
+    ~270k rows, and this is the slowest step of building a knowledge base.
+    """
+    rows: list[Annotation] = []
+    names: dict[str, str] = {}
+    skipped = 0
+    # Few distinct frequency strings occur, so parse each once.
+    freq_cache: dict[str, tuple[float | None, str] | None] = {}
+    with path.open(encoding="utf-8") as fh:
+        version, header = _read_header(fh, path)
+        (i_id, i_name, i_qual, i_hpo, i_ref, i_ev, i_onset, i_freq, i_sex, i_mod, i_aspect, i_cur) = (
+            header.index(c) for c in _HPOA_COLUMNS
+        )
+        width = len(header)
+        for line in fh:
+            rec = line.rstrip("\n").split("\t")
+            if len(rec) < width:
+                if not line.strip():
+                    continue
+                rec += [""] * (width - len(rec))
+            if diseases is not None and rec[i_id] not in diseases:
+                continue
+            raw_freq = rec[i_freq]
+            parsed = freq_cache.get(raw_freq, False)
+            if parsed is False:
+                try:
+                    parsed = parse_frequency(raw_freq)
+                except ValueError:
+                    parsed = None
+                freq_cache[raw_freq] = parsed
+            if parsed is None:
                 skipped += 1
                 continue
+            modifier = rec[i_mod]
             ann = Annotation(
-                disease_id=rec["database_id"],
-                disease_name=rec["disease_name"],
-                hpo_id=rec["hpo_id"],
-                negated=rec["qualifier"] == "NOT",
-                aspect=rec["aspect"],
-                references=split_references(rec["reference"] or ""),
-                evidence=rec["evidence"] or "",
-                onset=rec["onset"] or "",
-                frequency=freq,
-                frequency_label=freq_label,
-                sex=(rec["sex"] or "").lower(),
-                modifiers=[m for m in (rec["modifier"] or "").split(";") if m],
-                biocuration=rec["biocuration"] or "",
+                disease_id=rec[i_id],
+                disease_name=rec[i_name],
+                hpo_id=rec[i_hpo],
+                negated=rec[i_qual] == "NOT",
+                aspect=rec[i_aspect],
+                references=split_references(rec[i_ref]),
+                evidence=rec[i_ev],
+                onset=rec[i_onset],
+                frequency=parsed[0],
+                frequency_label=parsed[1],
+                sex=rec[i_sex].lower(),
+                modifiers=[m for m in modifier.split(";") if m] if modifier else [],
+                biocuration=rec[i_cur],
             )
             rows.append(ann)
-            diseases.setdefault(ann.disease_id, ann.disease_name)
-    return Annotations(version=version, rows=rows, diseases=diseases, skipped=skipped)
+            if ann.disease_id not in names:
+                names[ann.disease_id] = ann.disease_name
+    return Annotations(version=version, rows=rows, diseases=names, skipped=skipped)
 
 
 @dataclass(frozen=True)
@@ -140,10 +224,20 @@ def parse_gene_diseases(path: Path) -> list[GeneDisease]:
     """Distinct gene–disease pairs from `genes_to_phenotype.txt`."""
     pairs: dict[tuple[str, str], GeneDisease] = {}
     with path.open(encoding="utf-8") as fh:
-        for rec in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-            key = (rec["ncbi_gene_id"], rec["disease_id"])
+        header = fh.readline().rstrip("\n").split("\t")
+        try:
+            i_gene, i_symbol, i_disease = (
+                header.index(c) for c in ("ncbi_gene_id", "gene_symbol", "disease_id")
+            )
+        except ValueError as err:
+            raise ValueError(f"{path.name}: unexpected header {header}") from err
+        for line in fh:
+            rec = line.rstrip("\n").split("\t")
+            if len(rec) <= max(i_gene, i_symbol, i_disease):
+                continue
+            key = (rec[i_gene], rec[i_disease])
             if key not in pairs:
-                pairs[key] = GeneDisease(f"NCBIGene:{rec['ncbi_gene_id']}", rec["gene_symbol"], rec["disease_id"])
+                pairs[key] = GeneDisease(f"NCBIGene:{rec[i_gene]}", rec[i_symbol], rec[i_disease])
     return list(pairs.values())
 
 

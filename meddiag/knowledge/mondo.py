@@ -24,6 +24,7 @@ class MondoTerm:
     description: str = ""
     synonyms: list[str] = field(default_factory=list)
     parents: list[str] = field(default_factory=list)  # direct parents (distance 1)
+    ancestors: dict[str, int] = field(default_factory=dict)  # every ancestor -> distance
 
 
 def parse_mondo(path: Path) -> dict[str, MondoTerm]:
@@ -34,13 +35,15 @@ def parse_mondo(path: Path) -> dict[str, MondoTerm]:
     for mid, rec in data.items():
         if rec.get("deprecated"):
             continue
-        parents = [a for a, dist in (rec.get("ancestors") or {}).items() if dist == 1]
+        ancestors = dict(rec.get("ancestors") or {})
+        parents = [a for a, dist in ancestors.items() if dist == 1]
         terms[mid] = MondoTerm(
             id=mid,
             label=rec.get("label", mid),
             description=rec.get("description") or "",
             synonyms=list(rec.get("synonyms") or []),
             parents=parents,
+            ancestors=ancestors,
         )
     return terms
 
@@ -59,6 +62,7 @@ class MondoLinks:
     by_disease: dict[str, str]
     by_label: int
     by_synonym: int
+    synonym_matched: set[str] = field(default_factory=set)  # disease ids linked through a synonym
 
 
 def link_mondo(mondo: dict[str, MondoTerm], disease_names: dict[str, str]) -> MondoLinks:
@@ -70,6 +74,7 @@ def link_mondo(mondo: dict[str, MondoTerm], disease_names: dict[str, str]) -> Mo
             by_synonym[normalise_label(syn)].add(term.id)
     links: dict[str, str] = {}
     n_label = n_syn = 0
+    synonym_matched: set[str] = set()
     for disease_id, name in disease_names.items():
         key = normalise_label(name)
         hits = by_label.get(key, set())
@@ -81,4 +86,5 @@ def link_mondo(mondo: dict[str, MondoTerm], disease_names: dict[str, str]) -> Mo
         if len(hits) == 1:
             links[disease_id] = next(iter(hits))
             n_syn += 1
-    return MondoLinks(by_disease=links, by_label=n_label, by_synonym=n_syn)
+            synonym_matched.add(disease_id)
+    return MondoLinks(by_disease=links, by_label=n_label, by_synonym=n_syn, synonym_matched=synonym_matched)
