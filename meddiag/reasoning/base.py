@@ -12,6 +12,7 @@ from typing import Protocol
 from pydantic import Field
 
 from meddiag.schema import (
+    ChannelName,
     KGEvidence,
     KGTriple,
     Model,
@@ -43,6 +44,7 @@ class SubAnswer(Model):
 
     text: str
     entities: list[RankedEntity] = Field(default_factory=list)
+    channel: ChannelName | None = None  # which channel answered (lets `expand` write text or SPO patterns)
 
 
 class Reasoner(Protocol):
@@ -99,7 +101,13 @@ class Reasoner(Protocol):
     def verify(self, parsed: ParsedQuestion, answers: list[SubAnswer]) -> Verification:
         """Is the evidence sufficient to answer the question?"""
 
-    def expand(self, parsed: ParsedQuestion, answers: list[SubAnswer], verification: Verification) -> list[str]:
+    def expand(
+        self,
+        parsed: ParsedQuestion,
+        answers: list[SubAnswer],
+        verification: Verification,
+        channel: ChannelName | None = None,
+    ) -> list[str]:
         """At most two new sub-queries when the evidence is insufficient (semantic text or SPO text)."""
 
     # -- fan-in

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -74,7 +74,9 @@ class GraphStore(Protocol):
     def upsert_relations(self, relations: Iterable[Relation]) -> int: ...
     def get(self, entity_id: str) -> Entity | None: ...
     def get_many(self, entity_ids: Iterable[str]) -> dict[str, Entity]: ...
-    def search_names(self, text: str, *, types: Sequence[str] | None = None, limit: int = 20) -> list[Entity]: ...
+    def search_names(
+        self, text: str, *, types: Sequence[str] | None = None, limit: int = 20
+    ) -> list[Entity]: ...
     def relations(
         self,
         entity_id: str,
@@ -86,9 +88,31 @@ class GraphStore(Protocol):
     ) -> list[Relation]: ...
     def degree(self, entity_id: str) -> int: ...
     def neighbourhood(
-        self, entity_id: str, *, depth: int = 1, max_nodes: int = 50, types: Sequence[str] | None = None
+        self,
+        entity_id: str,
+        *,
+        depth: int = 1,
+        max_nodes: int = 50,
+        types: Sequence[str] | None = None,
+        exclude_sources: frozenset[str] = frozenset(),
     ) -> tuple[list[Entity], list[Relation]]: ...
-    def paths(self, source: str, target: str, *, max_hops: int = 3, limit: int = 10) -> list[list[Relation]]: ...
+    def paths(
+        self,
+        source: str,
+        target: str,
+        *,
+        max_hops: int = 3,
+        limit: int = 10,
+        exclude_sources: frozenset[str] = frozenset(),
+    ) -> list[list[Relation]]:
+        """Simple paths (no node twice, edge direction ignored), shortest first."""
+
+    def iter_entities(self, types: Sequence[str] | None = None) -> Iterator[Entity]:
+        """Every entity (of these types): for in-memory indexes built once per process."""
+
+    def iter_relations(self, predicates: Sequence[str] | None = None) -> Iterator[Relation]:
+        """Every relation (with these predicates): for in-memory indexes built once per process."""
+
     def counts(self) -> dict[str, dict[str, int]]:
         """{"entities": {type: n}, "relations": {predicate: n}}"""
 

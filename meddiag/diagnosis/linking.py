@@ -1,0 +1,608 @@
+"""Free text → the pieces of a `ParsedQuestion`: HPO findings (with negation), age, sex,
+gene symbols, named diseases and the kind of question.
+
+Findings are found by longest-match scanning of the text's word n-grams against a phrase
+index of HPO labels and synonyms (lay synonyms included). Words are folded before both
+indexing and scanning — lower case, accents and punctuation removed, cheap plural and
+British-spelling folding ("seizures" → "seizure", "oedema" → "edema") — so the two sides
+always agree. Acronym synonyms ("ASD", "ODD") only match when written in capitals, since
+in lower case they are ordinary words. Text that no phrase covers can fall back to an
+injected embedding search (the knowledge base's `entity_names` vectors in the product).
+
+The question is treated as data from start to end: nothing in it changes what the linker
+does, and text that looks like instructions only earns a warning.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from meddiag.diagnosis.negation import Token, negated_positions
+from meddiag.errors import InputError
+from meddiag.knowledge.hpo import Ontology
+from meddiag.schema import Finding, ParsedQuestion, PatientInput, QuestionKind, Sex
+
+MAX_QUESTION_CHARS = 20_000
+MAX_PHRASE_TOKENS = 16
+
+EmbedSearch = Callable[[str], list[tuple[str, float]]]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_HPO_ID = re.compile(r"\bHP:\d{7}\b", re.IGNORECASE)
+_HARD_BREAK = re.compile(r"[.;:!?\n\u2022]")
+_SOFT_BREAK = re.compile(r"[,()\[\]/]")
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+# Single words that are too common in ordinary prose to stand for a phenotype on their own.
+_AMBIGUOUS_SINGLE = frozenset({"cutting", "hopping", "jumping", "corn", "falls", "trance", "inertia"})
+# Words that carry no clinical content: a fragment made only of these is not sent to embedding search.
+_NON_CLINICAL = frozenset(
+    _words(
+        """a an the and or of in on at to for from by as is are was were be been being this that these
+    those it its he she his her him they their them patient patients child children case proband
+    boy girl man woman male female son daughter infant baby newborn neonate toddler adult adolescent
+    year years yr yrs month months week weeks day days old aged age presents presented presenting
+    history family mother father parents sibling brother sister also very mild severe some several
+    noted found seen observed reported has have had with without no not denies negative showed shows
+    who which what when where how why does do did can could would should may might diagnosis differential
+    likely possible most disease diseases syndrome condition please ignore previous instructions
+    differ differs difference differences distinguish distinguishes compare comparison versus vs
+    gene genes genetic associated association features feature symptoms symptom signs sign
+    characteristic characteristics manifestations phenotype phenotypes cause causes caused between"""
+    )
+)
+_ENGLISH = frozenset(
+    _words(
+        """a an the and or of in on at to for from by with without as is are was were be been has have had
+    he she his her him they their who which what when where how why this that these those it its no not
+    nor but also very what's which's presents presented presenting patient year years old month months
+    boy girl man woman child infant newborn denies showed shows history family could might likely
+    diagnosis differential genes gene associated features symptoms differ difference between"""
+    )
+)
+_INSTRUCTION_LIKE = re.compile(
+    r"ignore (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?|rules)"
+    r"|disregard (all |any )?(the )?(previous|prior|above|earlier)"
+    r"|system prompt|you are now|act as (a|an) |new instructions|jailbreak|developer mode",
+    re.IGNORECASE,
+)
+
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        _words(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+            "sixteen seventeen eighteen nineteen twenty"
+        )
+    )
+}
+_NUM = r"(\d+(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
+_UNIT_YEARS = {"year": 1.0, "yr": 1.0, "y": 1.0, "month": 1 / 12, "mo": 1 / 12, "week": 7 / 365.25}
+_UNIT_YEARS |= {"wk": 7 / 365.25, "day": 1 / 365.25, "d": 1 / 365.25}
+_AGE_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(_NUM + r"[\s-]*(year|yr|y|month|mo|week|wk|day|d)s?[\s-]*(?:old|of age)\b", re.IGNORECASE),
+    re.compile(r"\baged?[:\s]+" + _NUM + r"(?:[\s-]*(year|yr|y|month|mo|week|wk|day|d)s?)?\b", re.IGNORECASE),
+)
+_ISO_AGE = re.compile(r"\bP(?=\d)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?\b")
+_NEWBORN = re.compile(r"\b(newborn|neonate|new-born)\b", re.IGNORECASE)
+
+_FEMALE_NOUNS = frozenset({"girl", "woman", "female", "daughter", "lady", "women", "girls"})
+_MALE_NOUNS = frozenset({"boy", "man", "male", "son", "gentleman", "men", "boys"})
+_FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
+_MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
+
+_COMPARE_CUE = re.compile(r"\b(differ|difference|differences|distinguish|versus|vs|compare|comparison)\b")
+_GENES_CUE = re.compile(r"\b(genes?|genetic (cause|basis)|mutations? in|variants? in|causal|causative)\b")
+_FEATURES_CUE = re.compile(
+    r"\b(features?|symptoms?|signs?|phenotypes?|manifestations?|characteristics?|findings|"
+    r"clinical picture|presentation|look like)\b"
+)
+_DIAGNOSIS_CUE = re.compile(r"\b(diagnos\w*|differential|what (could|might) (this|it) be)\b")
+
+_ID_PREFIX_ORDER = {"OMIM": 0, "ORPHA": 1, "MONDO": 2, "DECIPHER": 3}
+
+
+@lru_cache(maxsize=65536)
+def fold_word(word: str) -> str:
+    """Lower-case, strip accents, fold plurals and British spellings, so index and text agree."""
+    w = word.lower()
+    if not w.isascii():
+        w = "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
+    if len(w) > 4:
+        if "ae" in w:
+            w = w.replace("ae", "e")  # anaemia, haemorrhage, paediatric, leukaemia
+        if w.startswith(("oe", "foe")) or "rrhoe" in w:
+            # oedema, foetal, diarrhoea
+            w = w.replace("oe", "e", 1) if not w.startswith("foe") else "fe" + w[3:]
+        if len(w) > 5 and w.endswith("our"):
+            w = w[:-3] + "or"  # tumour, behaviour, colour
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        if w.endswith("ies") and len(w) > 4:
+            w = w[:-3] + "y"
+        elif w.endswith(("xes", "ches", "shes", "sses")):
+            w = w[:-2]
+        else:
+            w = w[:-1]
+    return w
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words of `text` with their positions and the breaks (punctuation) before each."""
+    tokens: list[Token] = []
+    prev_end = 0
+    for m in _WORD.finditer(text):
+        start, end = m.span()
+        gap = text[prev_end:start] if tokens else ""
+        plain = not gap or gap == " "
+        raw = m.group(0)
+        tokens.append(
+            Token(
+                fold_word(raw),
+                raw.lower(),
+                raw,
+                start,
+                end,
+                not plain and bool(_HARD_BREAK.search(gap)),
+                not plain and bool(_SOFT_BREAK.search(gap)),
+            )
+        )
+        prev_end = end
+    return tokens
+
+
+def phrase_key(text: str) -> tuple[str, ...]:
+    return tuple(fold_word(m.group(0)) for m in _WORD.finditer(text))
+
+
+@dataclass(frozen=True)
+class PhraseEntry:
+    """One indexed phrase: which id it stands for and how it was matched."""
+
+    kind: str  # "phenotype" | "disease"
+    id: str
+    match: str  # "exact" | "synonym"
+    label: str
+    required_raw: tuple[str, ...] | None = None  # acronyms: exact capitals required
+
+
+@dataclass
+class Span:
+    """A matched phrase in the text."""
+
+    start: int  # token positions [start, end)
+    end: int
+    entries: list[PhraseEntry]
+
+
+@dataclass
+class LinkedText:
+    """What scanning found, before it is turned into a `ParsedQuestion`."""
+
+    findings: list[Finding] = field(default_factory=list)
+    disease_ids: list[str] = field(default_factory=list)
+    disease_mentions: list[str] = field(default_factory=list)
+    genes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    covered_tokens: int = 0
+    tokens: int = 0
+
+
+def _is_acronym(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and len(text) <= 6 and all(c.isupper() for c in letters) and " " not in text
+
+
+def _entry_rank(e: PhraseEntry) -> tuple[int, int, str]:
+    prefix = e.id.split(":", 1)[0]
+    return (0 if e.match == "exact" else 1, _ID_PREFIX_ORDER.get(prefix, 9), e.id)
+
+
+_NON_CLINICAL_FOLDED = frozenset(fold_word(w) for w in _NON_CLINICAL)
+
+
+class PhraseLinker:
+    """Links findings, diseases and genes in free text; build once per process (~1 s on full HPO)."""
+
+    def __init__(
+        self,
+        ontology: Ontology,
+        *,
+        diseases: Mapping[str, Sequence[str]] | None = None,
+        genes: Iterable[str] = (),
+        embed_search: EmbedSearch | None = None,
+        embed_threshold: float = 0.8,
+    ) -> None:
+        self.ontology = ontology
+        self.embed_search = embed_search
+        self.embed_threshold = embed_threshold
+        self._phrases: dict[tuple[str, ...], list[PhraseEntry]] = {}
+        self._punctuated: set[tuple[str, ...]] = set()  # phrases written with a comma or bracket
+        self.disease_names: dict[str, str] = {}
+        for tid in ontology.phenotype_ids:
+            term = ontology.terms[tid]
+            self._add(term.name, PhraseEntry("phenotype", tid, "exact", term.name))
+            for syn in term.synonyms:
+                self._add(syn, PhraseEntry("phenotype", tid, "synonym", term.name))
+        for did, names in (diseases or {}).items():
+            if not names:
+                continue
+            self.disease_names[did] = names[0]
+            for k, name in enumerate(names):
+                if _is_acronym(name):
+                    continue  # disease acronyms collide with too many words and genes
+                self._add(name, PhraseEntry("disease", did, "exact" if k == 0 else "synonym", names[0]))
+        for entries in self._phrases.values():
+            entries.sort(key=_entry_rank)
+        # per kind: first word -> longest phrase of that kind starting with it
+        self._first: dict[str, dict[str, int]] = {"phenotype": {}, "disease": {}}
+        for k, entries in self._phrases.items():
+            for kind in {e.kind for e in entries}:
+                first = self._first[kind]
+                first[k[0]] = max(first.get(k[0], 0), len(k))
+        self._vocabulary = frozenset(w for k in self._phrases for w in k)
+        self.genes = frozenset(g for g in genes if len(g) >= 2 and any(c.isalpha() for c in g))
+
+    def _add(self, text: str, entry: PhraseEntry) -> None:
+        key = phrase_key(text)
+        if not key or len(key) > MAX_PHRASE_TOKENS:
+            return
+        if len(key) == 1 and (
+            key[0] in _AMBIGUOUS_SINGLE or key[0] in _NON_CLINICAL_FOLDED or key[0].isdigit()
+        ):
+            return
+        if _is_acronym(text):
+            entry = PhraseEntry(entry.kind, entry.id, entry.match, entry.label, tuple(text.split()))
+        elif entry.kind == "disease" and len(key) == 1 and len(key[0]) < 5:
+            return
+        if _SOFT_BREAK.search(text) and entry.match == "exact":
+            # Only curated labels: punctuated synonyms are often inverted forms ("Hypotonia,
+            # generalized") that would glue two items of a comma-separated list together.
+            self._punctuated.add(key)
+        bucket = self._phrases.setdefault(key, [])
+        if all(e.id != entry.id or e.kind != entry.kind for e in bucket):
+            bucket.append(entry)
+
+    # ------------------------------------------------------------------ scanning
+
+    def _spans(self, tokens: Sequence[Token], skip: set[int], kind: str) -> list[Span]:
+        """Longest matches of one kind; phenotypes and diseases are scanned separately so that a
+        long disease name never hides the findings inside it."""
+        spans: list[Span] = []
+        norms = [t.norm for t in tokens]
+        first = self._first[kind]
+        i, n = 0, len(tokens)
+        while i < n:
+            longest = first.get(norms[i], 0)
+            if i in skip or not longest:
+                i += 1
+                continue
+            limit = i + 1
+            while (
+                limit < n and limit - i < longest and limit not in skip and not tokens[limit].boundary_before
+            ):
+                limit += 1
+            found: Span | None = None
+            for end in range(limit, i, -1):
+                key = tuple(norms[i:end])
+                entries = self._phrases.get(key)
+                if not entries:
+                    continue
+                # A comma or bracket inside the span only counts when the indexed phrase has one
+                # there too ("Intellectual disability, mild"); otherwise it separates findings.
+                if key not in self._punctuated and any(t.comma_before for t in tokens[i + 1 : end]):
+                    continue
+                raw = tuple(t.raw for t in tokens[i:end])
+                usable = [
+                    e for e in entries if e.kind == kind and (e.required_raw is None or e.required_raw == raw)
+                ]
+                if usable:
+                    found = Span(i, end, usable)
+                    break
+            if found is None:
+                i += 1
+                continue
+            spans.append(found)
+            i = found.end
+        return spans
+
+    def link(
+        self, text: str, tokens: Sequence[Token] | None = None, *, approximate: bool = False
+    ) -> LinkedText:
+        """Scan `text` once: findings (negation-aware), disease mentions, gene symbols.
+
+        `approximate` also sends uncovered fragments to the embedding search: meant for the
+        question (a handful of fragments), not for retrieved passages (hundreds of searches).
+        """
+        out = LinkedText()
+        tokens = tokenize(text) if tokens is None else tokens
+        out.tokens = len(tokens)
+        id_tokens: set[int] = set()
+        id_mentions: list[tuple[int, str]] = []
+        for m in _HPO_ID.finditer(text):
+            first = next((k for k, t in enumerate(tokens) if t.start >= m.start()), None)
+            if first is None:
+                continue
+            id_tokens.update(k for k, t in enumerate(tokens) if m.start() <= t.start < m.end())
+            id_mentions.append((first, m.group(0).upper()))
+        spans = self._spans(tokens, id_tokens, "phenotype")
+        disease_spans = self._spans(tokens, id_tokens, "disease")
+        covered = set(id_tokens)
+        for s in [*spans, *disease_spans]:
+            covered.update(range(s.start, s.end))
+        out.covered_tokens = len(covered)
+        negated = negated_positions(tokens, covered)
+
+        findings: list[tuple[int, Finding]] = []
+        for pos, hid in id_mentions:
+            current = self.ontology.resolve(hid)
+            if current is None:
+                out.warnings.append(f"{hid} is not a current HPO term and was ignored.")
+                continue
+            label = self.ontology.label(current)
+            findings.append(
+                (pos, Finding(hpo_id=current, label=label, excluded=pos in negated, mention=hid, match="id"))
+            )
+        for s in disease_spans:
+            out.disease_ids.append(s.entries[0].id)
+            out.disease_mentions.append(text[tokens[s.start].start : tokens[s.end - 1].end])
+        for s in spans:
+            mention = text[tokens[s.start].start : tokens[s.end - 1].end]
+            if s.entries:
+                e = s.entries[0]
+                others = [x for x in s.entries[1:] if x.match == e.match]
+                if others:
+                    out.warnings.append(
+                        f"'{mention}' may mean {e.label} or {others[0].label}; {e.label} was used."
+                    )
+                findings.append(
+                    (
+                        s.start,
+                        Finding(
+                            hpo_id=e.id,
+                            label=e.label,
+                            excluded=any(k in negated for k in range(s.start, s.end)),
+                            mention=mention,
+                            match="exact" if e.match == "exact" else "synonym",
+                            confidence=(1.0 if e.match == "exact" else 0.95) * (0.5 if others else 1.0),
+                        ),
+                    )
+                )
+        if approximate and self.embed_search is not None:
+            findings.extend(self._embedding_findings(text, tokens, covered, negated, out.warnings))
+        findings.sort(key=lambda pf: pf[0])
+        out.findings = _dedupe(findings, out.warnings)
+        for k, tok in enumerate(tokens):
+            if (
+                k not in covered
+                and tok.raw in self.genes
+                and tok.raw not in out.genes
+                and not tok.raw.islower()
+            ):
+                out.genes.append(tok.raw)
+        return out
+
+    def _embedding_findings(
+        self, text: str, tokens: Sequence[Token], covered: set[int], negated: set[int], warnings: list[str]
+    ) -> list[tuple[int, Finding]]:
+        """Approximate matches for uncovered fragments that still carry clinical words."""
+        assert self.embed_search is not None
+        out: list[tuple[int, Finding]] = []
+        fragment: list[int] = []
+
+        def flush() -> None:
+            content = [
+                k for k in fragment if tokens[k].lower not in _NON_CLINICAL and not tokens[k].lower.isdigit()
+            ]
+            if content and len(fragment) <= 8 and tokens[content[0]].raw not in self.genes:
+                first, last = fragment[0], fragment[-1]
+                phrase = text[tokens[first].start : tokens[last].end]
+                for hid, score in self.embed_search(phrase):  # type: ignore[misc]
+                    current = self.ontology.resolve(hid)
+                    if current is None or current not in self.ontology.phenotype_ids:
+                        continue
+                    if score >= self.embed_threshold:
+                        label = self.ontology.label(current)
+                        warnings.append(
+                            f"'{phrase}' was matched approximately to the HPO term '{label}' "
+                            f"(similarity {score:.2f}); please check it."
+                        )
+                        out.append(
+                            (
+                                first,
+                                Finding(
+                                    hpo_id=current,
+                                    label=label,
+                                    excluded=any(k in negated for k in fragment),
+                                    mention=phrase,
+                                    match="embedding",
+                                    confidence=round(float(score), 3),
+                                ),
+                            )
+                        )
+                    break  # only the best phenotype hit is considered
+            fragment.clear()
+
+        for k, tok in enumerate(tokens):
+            is_break = tok.boundary_before or tok.comma_before
+            connector = tok.lower in {"and", "or", "with", "without", "but", "no", "not", "denies", "nor"}
+            if k in covered or connector or (is_break and fragment):
+                flush()
+            if k not in covered and not connector:
+                fragment.append(k)
+        flush()
+        return out
+
+    # ------------------------------------------------------------------ the question
+
+    def parse_question(self, question: str, patient: PatientInput | None = None) -> ParsedQuestion:
+        """The full `ParsedQuestion` for free text, optionally merged with structured input."""
+        text = question or ""
+        if len(text) > MAX_QUESTION_CHARS:
+            raise InputError(
+                f"The question is {len(text):,} characters long; please shorten it to at most "
+                f"{MAX_QUESTION_CHARS:,} characters (the key findings, age and sex are enough)."
+            )
+        if not text.strip() and (
+            patient is None or not (patient.observed or patient.excluded or patient.note)
+        ):
+            raise InputError("The question is empty: describe the patient's findings or ask about a disease.")
+        if patient is not None and patient.note.strip():
+            text = f"{text}\n{patient.note}".strip()
+        tokens = tokenize(text)
+        linked = self.link(text, tokens, approximate=True)
+        warnings = list(linked.warnings)
+        findings = linked.findings
+        age = parse_age(text)
+        sex = parse_sex(tokens)
+        genes = list(linked.genes)
+        if patient is not None:
+            findings = _dedupe(
+                [(0, f) for f in self._structured_findings(patient, warnings)] + [(1, f) for f in findings],
+                warnings,
+            )
+            age = patient.age_years if patient.age_years is not None else age
+            sex = patient.sex if patient.sex is not None else sex
+            genes = list(dict.fromkeys([*patient.genes, *genes]))
+        kind = question_kind(text, findings, linked.disease_ids)
+        diseases = list(dict.fromkeys(linked.disease_ids))
+        if kind == "diagnosis":
+            diseases = []  # a disease name inside a vignette is history, not the subject of the question
+        if _INSTRUCTION_LIKE.search(text):
+            warnings.append(
+                "Part of the question reads like instructions to the system; it was treated as patient "
+                "text only and not followed."
+            )
+        if self._looks_non_english(text):
+            warnings.append(
+                "The question does not look like English; only recognisable English medical terms and "
+                "HPO ids were used."
+            )
+        if not findings and kind in ("diagnosis", "unknown"):
+            warnings.append(
+                "No recognisable clinical finding: describe the patient's signs and symptoms "
+                "(e.g. 'seizures', 'short stature') or give HPO ids such as HP:0001250."
+            )
+        return ParsedQuestion(
+            text=question.strip() if question and question.strip() else text or "Structured patient input",
+            kind=kind,
+            findings=findings,
+            age_years=age,
+            sex=sex,
+            genes=genes,
+            diseases=diseases,
+            warnings=warnings,
+        )
+
+    def _structured_findings(self, patient: PatientInput, warnings: list[str]) -> list[Finding]:
+        out: list[Finding] = []
+        for items, excluded in ((patient.observed, False), (patient.excluded, True)):
+            for item in items:
+                item = item.strip()
+                if _HPO_ID.fullmatch(item):
+                    current = self.ontology.resolve(item.upper())
+                    if current is None:
+                        warnings.append(f"{item} is not a current HPO term and was ignored.")
+                        continue
+                    label = self.ontology.label(current)
+                    out.append(
+                        Finding(hpo_id=current, label=label, excluded=excluded, mention=item, match="id")
+                    )
+                    continue
+                linked = self.link(item, approximate=True).findings
+                if not linked:
+                    warnings.append(f"'{item}' could not be linked to an HPO term and was ignored.")
+                out.extend(f.model_copy(update={"excluded": excluded}) for f in linked)
+        return out
+
+    def _looks_non_english(self, text: str) -> bool:
+        words = [w for w in _WORD.findall(text) if w.isalpha()]
+        if len(words) < 4:
+            return False
+        non_ascii = sum(1 for w in words if not w.isascii())
+        known = sum(1 for w in words if w.lower() in _ENGLISH or fold_word(w) in self._vocabulary)
+        return non_ascii / len(words) > 0.3 or known / len(words) < 0.5
+
+    def label(self, entity_id: str) -> str:
+        """A readable name for an HPO term or a disease id (the id itself when unknown)."""
+        if entity_id in self.disease_names:
+            return self.disease_names[entity_id]
+        return self.ontology.label(entity_id)
+
+
+def _dedupe(findings: list[tuple[int, Finding]], warnings: list[str]) -> list[Finding]:
+    """One finding per HPO term; the first mention wins and a contradiction is reported."""
+    seen: dict[str, Finding] = {}
+    for _, f in findings:
+        prior = seen.get(f.hpo_id)
+        if prior is None:
+            seen[f.hpo_id] = f
+        elif prior.excluded != f.excluded:
+            warnings.append(
+                f"'{f.label}' is both reported and denied in the question; it was kept as "
+                f"{'absent' if prior.excluded else 'present'} (first mention)."
+            )
+    return list(seen.values())
+
+
+def parse_age(text: str) -> float | None:
+    """Age in years from "6-year-old", "3 months old", "aged 45", "newborn" or ISO 8601 "P6Y3M"."""
+    best: tuple[int, float] | None = None
+    for pattern in _AGE_PATTERNS:
+        for m in pattern.finditer(text):
+            raw, unit = m.group(1).lower(), (m.group(2) or "year").lower()
+            value = float(_NUMBER_WORDS[raw]) if raw in _NUMBER_WORDS else float(raw)
+            years = value * _UNIT_YEARS[unit]
+            if best is None or m.start() < best[0]:
+                best = (m.start(), years)
+    for m in _ISO_AGE.finditer(text):
+        y, mo, w, d = (int(g) if g else 0 for g in m.groups())
+        years = y + mo / 12 + w * 7 / 365.25 + d / 365.25
+        if best is None or m.start() < best[0]:
+            best = (m.start(), years)
+    m = _NEWBORN.search(text)
+    if m and (best is None or m.start() < best[0]):
+        best = (m.start(), 0.0)
+    return round(best[1], 4) if best else None
+
+
+def parse_sex(tokens: Sequence[Token]) -> Sex | None:
+    """Sex from the first sex noun ("girl", "man"); else from pronouns when they all agree."""
+    for tok in tokens:
+        w = tok.raw.lower()
+        if w in _FEMALE_NOUNS:
+            return "female"
+        if w in _MALE_NOUNS:
+            return "male"
+    female = sum(1 for t in tokens if t.raw.lower() in _FEMALE_PRONOUNS)
+    male = sum(1 for t in tokens if t.raw.lower() in _MALE_PRONOUNS)
+    if female and not male:
+        return "female"
+    if male and not female:
+        return "male"
+    return None
+
+
+def question_kind(text: str, findings: Sequence[Finding], disease_ids: Sequence[str]) -> QuestionKind:
+    """diagnosis / genes / features / compare / unknown, from cue words and what was linked."""
+    low = text.lower()
+    distinct = list(dict.fromkeys(disease_ids))
+    if distinct:
+        if len(distinct) >= 2 and _COMPARE_CUE.search(low):
+            return "compare"
+        if _GENES_CUE.search(low):
+            return "genes"
+        if _FEATURES_CUE.search(low) and not _DIAGNOSIS_CUE.search(low):
+            return "features"
+    if any(not f.excluded for f in findings):
+        return "diagnosis"
+    if distinct and _COMPARE_CUE.search(low):
+        return "compare"
+    return "unknown"

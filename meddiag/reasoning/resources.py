@@ -1,0 +1,249 @@
+"""What the offline reasoner needs in memory, built once per process.
+
+The HPO ontology, the phrase linker (HPO labels and synonyms, disease names, gene
+symbols), the `PhenotypeIndex` the differential ranker scores against, and id ↔ name
+tables. Everything is derived from the knowledge base's own entities and relations, so
+the reasoner never knows a fact the knowledge base does not hold.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from meddiag.diagnosis.index import PhenotypeIndex
+from meddiag.diagnosis.linking import EmbedSearch, PhraseLinker
+from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa
+from meddiag.knowledge.entities import gene_entities
+from meddiag.knowledge.hpo import Ontology
+from meddiag.knowledge.model import Entity, KnowledgeBase, Relation
+from meddiag.knowledge.phenotype_relations import phenotype_relations
+from meddiag.knowledge.relations import gene_relations, inheritance_relations, onset_relations
+from meddiag.knowledge.sources import packaged_sources
+
+INDEX_PREDICATES: tuple[str, ...] = ("HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE", "EQUIVALENT_TO", "HAS_ONSET")
+FACT_PREDICATES: tuple[str, ...] = ("ASSOCIATED_GENE", "HAS_INHERITANCE", "HAS_ONSET")
+NAME_TYPES: tuple[str, ...] = ("Disease", "Gene", "Inheritance", "Onset")
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def name_key(name: str) -> str:
+    """Case- and punctuation-insensitive key for looking an entity up by its printed name."""
+    return _NON_WORD.sub(" ", name.lower()).strip()
+
+
+class _GraphDump(Protocol):
+    """The bulk reads a graph store offers for building in-memory indexes once per process."""
+
+    def iter_entities(self, types: Any = None) -> Iterable[Entity]: ...
+    def iter_relations(self, predicates: Any = None) -> Iterable[Relation]: ...
+
+
+@dataclass
+class ReasoningResources:
+    """Ontology, linker, ranking index and name tables; read-only after construction (thread-safe)."""
+
+    ontology: Ontology
+    linker: PhraseLinker
+    index: PhenotypeIndex
+    names: dict[str, str]  # entity id -> printed name (diseases, genes, inheritance, onset)
+    ids_by_name: dict[str, list[str]]  # name_key(name) -> entity ids
+    facts: dict[
+        str, dict[str, list[str]]
+    ]  # disease id -> predicate -> object ids (genes, inheritance, onset)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per build stage
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_parts(
+        cls,
+        ontology: Ontology,
+        entities: Iterable[Entity],
+        relations: Iterable[Relation],
+        *,
+        embed_search: EmbedSearch | None = None,
+    ) -> ReasoningResources:
+        """Build from KB entities and relations (any source: a store, an assembled KB, a test)."""
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        names: dict[str, str] = {}
+        ids_by_name: dict[str, list[str]] = defaultdict(list)
+        disease_names: dict[str, list[str]] = {}
+        genes: list[str] = []
+        for e in entities:
+            if e.type not in NAME_TYPES:
+                continue
+            names[e.id] = e.name
+            for n in (e.name, *e.synonyms):
+                ids = ids_by_name[name_key(n)]
+                if e.id not in ids:
+                    ids.append(e.id)
+            if e.type == "Disease":
+                disease_names[e.id] = [e.name, *e.synonyms]
+            elif e.type == "Gene":
+                genes.append(e.name)
+        index_rels: list[Relation] = []
+        facts: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for r in relations:
+            if r.predicate in INDEX_PREDICATES:
+                index_rels.append(r)
+            if r.predicate in FACT_PREDICATES:
+                facts[r.subject][r.predicate].append(r.object)
+        timings["read"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        linker = PhraseLinker(ontology, diseases=disease_names, genes=genes, embed_search=embed_search)
+        timings["linker"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        index = PhenotypeIndex(ontology, index_rels, {k: v for k, v in names.items() if k in disease_names})
+        timings["index"] = time.perf_counter() - t0
+        return cls(
+            ontology=ontology,
+            linker=linker,
+            index=index,
+            names=names,
+            ids_by_name=dict(ids_by_name),
+            facts={d: dict(p) for d, p in facts.items()},
+            timings=timings,
+        )
+
+    @classmethod
+    def from_knowledge_base(
+        cls, kb: KnowledgeBase, ontology: Ontology | None = None, *, embed_search: EmbedSearch | None = None
+    ) -> ReasoningResources:
+        """Build from an assembled (not yet stored) `KnowledgeBase`."""
+        t0 = time.perf_counter()
+        onto = ontology or Ontology.from_obo(packaged_sources().hp_obo)
+        parse = time.perf_counter() - t0
+        res = cls.from_parts(onto, kb.entities, kb.relations, embed_search=embed_search)
+        res.timings = {"ontology": parse, **res.timings}
+        return res
+
+    @classmethod
+    def from_handle(cls, kb: Any, ontology: Ontology | None = None) -> ReasoningResources:
+        """Build from an open knowledge base (`meddiag.knowledge.handle.KnowledgeBaseHandle`).
+
+        Reads every entity and relation once through the graph store's bulk iterators and
+        backs the linker's embedding fallback with the `entity_names` vectors.
+        """
+        graph = kb.graph
+        if not (hasattr(graph, "iter_entities") and hasattr(graph, "iter_relations")):
+            # A store without bulk reads: the same packaged HPO files the build used, kept to
+            # the diseases this knowledge base holds (the demo profile is a subset).
+            return cls.from_sources(ontology, keep=_present_in(graph), embed_search=entity_name_search(kb))
+        dump: _GraphDump = graph
+        t0 = time.perf_counter()
+        onto = ontology or Ontology.from_obo(packaged_sources().hp_obo)
+        parse = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        entities = list(dump.iter_entities(list(NAME_TYPES)))
+        relations = list(dump.iter_relations(list(INDEX_PREDICATES + FACT_PREDICATES)))
+        read = time.perf_counter() - t0
+        res = cls.from_parts(onto, entities, relations, embed_search=entity_name_search(kb))
+        res.timings = {"ontology": parse, "graph": read, **res.timings}
+        return res
+
+    @classmethod
+    def from_sources(
+        cls,
+        ontology: Ontology | None = None,
+        *,
+        keep: Callable[[Iterable[str]], set[str]] | None = None,
+        embed_search: EmbedSearch | None = None,
+    ) -> ReasoningResources:
+        """Build straight from the packaged HPO files (no MONDO synonyms); `keep` filters disease ids."""
+        t0 = time.perf_counter()
+        files = packaged_sources()
+        onto = ontology or Ontology.from_obo(files.hp_obo)
+        ann = parse_hpoa(files.phenotype_hpoa)
+        pairs = parse_gene_diseases(files.genes_to_phenotype)
+        kept = keep(ann.diseases) if keep is not None else set(ann.diseases)
+        rows = [r for r in ann.rows if r.disease_id in kept]
+        pairs = [p for p in pairs if p.disease_id in kept]
+        relations = [
+            *phenotype_relations(rows, onto),
+            *onset_relations(rows, onto),
+            *inheritance_relations(rows, onto),
+            *gene_relations(pairs),
+        ]
+        entities = [
+            Entity.model_construct(id=d, type="Disease", name=n, synonyms=[])
+            for d, n in ann.diseases.items()
+            if d in kept
+        ]
+        entities += gene_entities(pairs)
+        parse = time.perf_counter() - t0
+        res = cls.from_parts(onto, entities, relations, embed_search=embed_search)
+        res.timings = {"sources": parse, **res.timings}
+        return res
+
+    # ------------------------------------------------------------------ lookups
+
+    def name(self, entity_id: str) -> str:
+        if entity_id in self.names:
+            return self.names[entity_id]
+        return self.ontology.label(entity_id)
+
+    def lookup(self, name: str) -> list[str]:
+        """Entity ids printed under `name` (diseases, genes …); HPO labels resolve through the ontology."""
+        return list(self.ids_by_name.get(name_key(name), ()))
+
+    def canonical_disease(self, disease_id: str) -> str:
+        """The ranking profile an id belongs to (an ORPHA or MONDO id maps to its OMIM profile)."""
+        if disease_id in self.index.profile_index:
+            return disease_id
+        for member in self.index.equivalents.get(disease_id, ()):
+            if member in self.index.profile_index:
+                return member
+        return disease_id
+
+    def ic(self, term_id: str) -> float:
+        """Information content of an HPO term (0 when the index does not know it)."""
+        t = self.index.term(term_id)
+        return float(self.index.ic[t]) if t is not None else 0.0
+
+    def genes_of(self, disease_id: str) -> list[str]:
+        return self._facts_of(disease_id, "ASSOCIATED_GENE")
+
+    def _facts_of(self, disease_id: str, predicate: str) -> list[str]:
+        out: list[str] = []
+        for member in [disease_id, *self.index.equivalents.get(disease_id, ())]:
+            for obj in self.facts.get(member, {}).get(predicate, ()):
+                if obj not in out:
+                    out.append(obj)
+        return out
+
+
+def entity_name_search(kb: Any, *, top_k: int = 5) -> EmbedSearch | None:
+    """Nearest HPO terms for a phrase, from the knowledge base's `entity_names` vectors."""
+    vectors = getattr(kb, "vectors", None)
+    embedder = getattr(kb, "embedder", None)
+    if vectors is None or embedder is None:
+        return None
+    collection = kb.collection("entity_names")
+
+    def search(text: str) -> list[tuple[str, float]]:
+        vec = embedder.embed([text])[0]
+        hits = vectors.search(collection, [float(x) for x in vec], top_k, kinds=["Phenotype"])
+        # A record is one name of one entity: its id is "<entity id>#<k>" unless `extra` says otherwise.
+        found = [(str(h.extra.get("entity_id") or h.id.split("#", 1)[0]), float(h.score)) for h in hits]
+        return [(i, s) for i, s in found if i.startswith("HP:")]
+
+    return search
+
+
+def _present_in(graph: Any) -> Callable[[Iterable[str]], set[str]]:
+    """A filter keeping the disease ids the graph store holds."""
+
+    def keep(ids: Iterable[str]) -> set[str]:
+        wanted = list(ids)
+        present: set[str] = set()
+        for i in range(0, len(wanted), 2000):
+            present.update(graph.get_many(wanted[i : i + 2000]))
+        return present
+
+    return keep

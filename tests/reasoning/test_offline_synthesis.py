@@ -1,0 +1,180 @@
+"""Synthesis: a fused, cited differential whose citations resolve only to evidence the hops kept."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from meddiag.knowledge.hpo import Ontology
+from meddiag.reasoning.base import RankedEntity, SubAnswer
+from meddiag.reasoning.offline import OfflineReasoner
+from meddiag.schema import (
+    Citation,
+    KGEvidence,
+    ParsedQuestion,
+    RelationalHop,
+    RelationalResult,
+    SemanticHop,
+    SemanticResult,
+    Synthesis,
+)
+from tests.reasoning import world
+
+VIGNETTE = "A 14-year-old boy with spider fingers, aortic root dilatation and tall stature. No intellectual disability."
+
+
+def _run(reasoner: OfflineReasoner, onto: Ontology, question: str = VIGNETTE):
+    """Both channels over the miniature KB, step by step, as the engine drives them."""
+    parsed = reasoner.parse_question(question)
+    sem_hops, sem_answers = [], {}
+    for i, q in enumerate(reasoner.plan_semantic(parsed, []), 1):
+        grounded, _unresolved = reasoner.ground(q, sem_answers)
+        kept = reasoner.filter_passages(grounded, world.passages(), parsed)
+        summary = reasoner.summarise_passages(grounded, kept)
+        sem_answers[i] = reasoner.answer_semantic(grounded, summary, kept, parsed)
+        sem_hops.append(SemanticHop(index=i, sub_query=q, grounded_query=grounded, passages=kept))
+    triples = [world.triple(r, onto) for r in world.relations()]
+    rel_hops, rel_answers = [], {}
+    for i, patterns in enumerate(reasoner.plan_relational(parsed, KGEvidence()), 1):
+        resolved, _ = reasoner.resolve(patterns, rel_answers)
+        kept, dropped = reasoner.filter_triples(resolved, triples, parsed)
+        rel_answers[i] = reasoner.answer_relational(resolved, kept, parsed)
+        rel_hops.append(
+            RelationalHop(
+                index=i, triple_queries=patterns, resolved_queries=resolved, triples=kept, dropped=dropped
+            )
+        )
+    return (
+        parsed,
+        SemanticResult(hops=sem_hops),
+        RelationalResult(hops=rel_hops),
+        list(sem_answers.values()),
+        list(rel_answers.values()),
+    )
+
+
+def _resolves(c: Citation, semantic: SemanticResult, relational: RelationalResult) -> bool:
+    if c.kind == "passage":
+        return any(
+            c.doc_id == p.doc_id and p.text.startswith(c.text)
+            for h in semantic.hops
+            if h.index == c.hop
+            for p in h.passages
+        )
+    return any(
+        (c.subject, c.predicate, c.object, c.provenance) == (t.subject, t.predicate, t.object, t.provenance)
+        for h in relational.hops
+        if h.index == c.hop
+        for t in h.triples
+    )
+
+
+@pytest.fixture(scope="module")
+def run(reasoner: OfflineReasoner, tiny_ontology: Ontology):
+    return _run(reasoner, tiny_ontology)
+
+
+@pytest.fixture(scope="module")
+def synthesis(reasoner: OfflineReasoner, run) -> Synthesis:
+    return reasoner.synthesise(*run)
+
+
+def test_differential_puts_the_matching_disease_first(synthesis: Synthesis) -> None:
+    top = synthesis.differential[0]
+    assert top.id == world.MARFAN
+    assert set(top.channels) == {"semantic", "relational"}
+    assert {"Arachnodactyly", "Aortic root aneurysm", "Tall stature"} <= set(top.for_)
+    assert "Intellectual disability" in synthesis.differential[1].against  # LDS has it, the patient does not
+
+
+def test_every_citation_resolves_to_retrieved_evidence(synthesis: Synthesis, run) -> None:
+    _, semantic, relational, _, _ = run
+    assert synthesis.citations
+    assert [c.n for c in synthesis.citations] == list(range(1, len(synthesis.citations) + 1))
+    assert all(_resolves(c, semantic, relational) for c in synthesis.citations)
+    numbers = {c.n for c in synthesis.citations}
+    markers = {int(n) for n in re.findall(r"\[(\d+)\]", synthesis.answer)}
+    assert markers and markers <= numbers
+    assert all(set(e.citations) <= numbers for e in synthesis.differential)
+
+
+def test_citations_never_point_outside_the_hops(reasoner: OfflineReasoner, run) -> None:
+    parsed, semantic, relational, sem_answers, rel_answers = run
+    # The same answers but the hops kept nothing: nothing may be cited.
+    empty_sem = SemanticResult(hops=[h.model_copy(update={"passages": []}) for h in semantic.hops])
+    empty_rel = RelationalResult(hops=[h.model_copy(update={"triples": []}) for h in relational.hops])
+    result = reasoner.synthesise(parsed, empty_sem, empty_rel, sem_answers, rel_answers)
+    assert result.citations == []
+    assert "[" not in result.answer
+
+
+def test_agreement_states(reasoner: OfflineReasoner, run, synthesis: Synthesis) -> None:
+    parsed, semantic, relational, _sem_answers, rel_answers = run
+    assert synthesis.agreement.status == "agree"
+
+    def ans(*ids: str) -> list[SubAnswer]:
+        return [
+            SubAnswer(
+                text="", entities=[RankedEntity(id=i, name=i, score=1.0 - k / 10) for k, i in enumerate(ids)]
+            )
+        ]
+
+    partial = reasoner.synthesise(
+        parsed, semantic, relational, ans(world.LDS, world.MARFAN), ans(world.MARFAN, world.LDS)
+    )
+    assert partial.agreement.status == "partial"
+    disagree = reasoner.synthesise(parsed, semantic, relational, ans(world.EPI), ans(world.MARFAN))
+    assert disagree.agreement.status == "disagree"
+    single = reasoner.synthesise(parsed, SemanticResult(), relational, [], rel_answers)
+    assert single.agreement.status == "single-channel"
+    assert all(c.channel == "relational" for c in single.citations)
+
+
+def test_gene_question_cites_gene_triples(reasoner: OfflineReasoner, tiny_ontology: Ontology) -> None:
+    parsed, semantic, relational, sem_answers, rel_answers = _run(
+        reasoner, tiny_ontology, "Which genes are associated with Marfan syndrome?"
+    )
+    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
+    assert "FBN1" in result.answer
+    gene_cites = [c for c in result.citations if c.predicate == "ASSOCIATED_GENE"]
+    assert gene_cites and gene_cites[0].object == "FBN1"
+    assert all(_resolves(c, semantic, relational) for c in result.citations)
+
+
+def test_no_finding_answer_says_so(reasoner: OfflineReasoner) -> None:
+    parsed = ParsedQuestion(text="What is the weather like?", kind="unknown")
+    result = reasoner.synthesise(parsed, SemanticResult(), RelationalResult(), [], [])
+    assert result.citations == [] and result.differential == []
+    assert "does not answer" in result.answer
+
+
+def test_compare_question_contrasts_annotated_features(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    parsed, semantic, relational, sem_answers, rel_answers = _run(
+        reasoner, tiny_ontology, "How do Marfan syndrome and Loeys-Dietz syndrome differ?"
+    )
+    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
+    assert "Both Marfan syndrome and Loeys-Dietz syndrome 1 are annotated with" in result.answer
+    only = re.search(r"Only Marfan syndrome: (.*?); only Loeys-Dietz syndrome 1: (.*?)\.", result.answer)
+    assert only is not None
+    assert "Tall stature" in only.group(1) and "Cleft palate" in only.group(2)
+    assert "Aortic root aneurysm" not in only.group(1)  # shared, so not distinguishing
+    assert all(_resolves(c, semantic, relational) for c in result.citations)
+
+
+def test_findings_against_the_top_candidate_are_cited(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    question = "Aortic root dilatation, cleft palate and arachnodactyly; no intellectual disability."
+    parsed, semantic, relational, sem_answers, rel_answers = _run(reasoner, tiny_ontology, question)
+    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
+    top = result.differential[0]
+    assert top.id == world.LDS and top.against == ["Intellectual disability"]
+    against = re.search(r"Against Loeys-Dietz syndrome 1: [^.]*?((?:\[\d+\])+)\.", result.answer)
+    assert against is not None
+    cited = [result.citations[int(n) - 1] for n in re.findall(r"\d+", against.group(1))]
+    assert [(c.subject, c.predicate, c.object) for c in cited] == [
+        ("Loeys-Dietz syndrome 1", "HAS_PHENOTYPE", "Intellectual disability")
+    ]

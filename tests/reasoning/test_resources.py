@@ -1,0 +1,49 @@
+"""Reasoning resources built from a graph store hold exactly the store's facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from meddiag.knowledge.hpo import Ontology
+from meddiag.knowledge.model import Entity
+from meddiag.reasoning.resources import ReasoningResources
+from meddiag.stores.local_graph import LocalGraphStore
+from tests.reasoning import world
+
+
+def _phenotypes(onto: Ontology) -> list[Entity]:
+    return [Entity(id=t.id, type="Phenotype", name=t.name, synonyms=t.synonyms) for t in onto.terms.values()]
+
+
+@dataclass
+class _Handle:
+    """The part of a knowledge-base handle the resources read (no vectors: no embedding fallback)."""
+
+    graph: Any
+
+
+def test_from_handle_reads_the_graph_store(tiny_ontology: Ontology) -> None:
+    graph = LocalGraphStore()
+    graph.upsert_entities([*world.entities(), *_phenotypes(tiny_ontology)])
+    graph.upsert_relations(world.relations())
+    res = ReasoningResources.from_handle(_Handle(graph), tiny_ontology)
+    assert set(res.index.profiles) == {world.MARFAN, world.LDS, world.EPI, world.DEAF}
+    assert res.canonical_disease(world.ORPHA_MARFAN) == world.MARFAN
+    assert res.canonical_disease(world.MONDO_MARFAN) == world.MARFAN
+    assert res.genes_of(world.MARFAN) == ["NCBIGene:2200"]
+    assert res.lookup("marfan SYNDROME") == [world.MARFAN, world.ORPHA_MARFAN, world.MONDO_MARFAN]
+    assert res.linker.parse_question("Which genes are associated with Loeys-Dietz syndrome?").diseases == [
+        world.LDS
+    ]
+    assert res.linker.embed_search is None
+    assert {"ontology", "graph", "linker", "index"} <= set(res.timings)
+
+
+def test_a_disease_missing_from_the_store_is_unknown(tiny_ontology: Ontology) -> None:
+    graph = LocalGraphStore()
+    graph.upsert_entities([e for e in world.entities() if e.id != world.DEAF] + _phenotypes(tiny_ontology))
+    graph.upsert_relations([r for r in world.relations() if r.subject != world.DEAF])
+    res = ReasoningResources.from_handle(_Handle(graph), tiny_ontology)
+    assert world.DEAF not in res.index.profiles
+    assert res.lookup("Deafness-anemia syndrome") == []
