@@ -1,0 +1,93 @@
+"""Accuracy and latency figures from gold ranks: pure functions, no I/O.
+
+A gold rank is the 1-based position of the first correct disease in a ranked list, or
+None when the correct disease was not ranked at all (it counts as a miss everywhere and
+adds 0 to the mean reciprocal rank).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, Field
+
+CUTOFFS: tuple[int, ...] = (1, 3, 10)
+
+
+class Accuracy(BaseModel):
+    n: int
+    top: dict[int, float] = Field(default_factory=dict)  # cutoff -> share of cases in [0, 1]
+    mrr: float = 0.0
+
+    def line(self) -> str:
+        tops = "  ".join(f"top-{k} {100 * v:5.1f}%" for k, v in sorted(self.top.items()))
+        return f"n={self.n:5d}  {tops}  MRR {self.mrr:.3f}"
+
+
+def accuracy(ranks: Sequence[int | None], cutoffs: Sequence[int] = CUTOFFS) -> Accuracy:
+    """Top-k shares and MRR; an empty list gives zeros rather than dividing by zero."""
+    n = len(ranks)
+    if n == 0:
+        return Accuracy(n=0, top={k: 0.0 for k in cutoffs}, mrr=0.0)
+    for r in ranks:
+        if r is not None and r < 1:
+            raise ValueError(f"ranks are 1-based; got {r}")
+    top = {k: sum(1 for r in ranks if r is not None and r <= k) / n for k in cutoffs}
+    mrr = sum(1.0 / r for r in ranks if r is not None) / n
+    return Accuracy(n=n, top=top, mrr=mrr)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) by linear interpolation between closest ranks."""
+    if not values:
+        return 0.0
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile must be within 0..100; got {q}")
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+class Latency(BaseModel):
+    n: int
+    p50: float
+    p95: float
+    mean: float
+
+
+def latency(seconds: Sequence[float]) -> Latency:
+    n = len(seconds)
+    return Latency(
+        n=n,
+        p50=percentile(seconds, 50),
+        p95=percentile(seconds, 95),
+        mean=sum(seconds) / n if n else 0.0,
+    )
+
+
+class Report(BaseModel):
+    """Figures for one run: all usable cases, the in-KB subset, and what was skipped."""
+
+    all_cases: Accuracy
+    in_kb: Accuracy
+    skipped: dict[str, int] = Field(default_factory=dict)
+    latency: Latency | None = None
+
+
+def report(
+    ranks: Sequence[int | None],
+    in_kb: Sequence[bool],
+    *,
+    skipped: Mapping[str, int] | None = None,
+    seconds: Sequence[float] | None = None,
+) -> Report:
+    if len(ranks) != len(in_kb):
+        raise ValueError("ranks and in_kb flags must describe the same cases")
+    return Report(
+        all_cases=accuracy(ranks),
+        in_kb=accuracy([r for r, k in zip(ranks, in_kb, strict=True) if k]),
+        skipped=dict(skipped or {}),
+        latency=latency(seconds) if seconds is not None else None,
+    )

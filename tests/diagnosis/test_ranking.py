@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+import pytest
+
+from meddiag.diagnosis.index import PhenotypeIndex
+from meddiag.diagnosis.ranking import BASELINE_PARAMS, RankParams, rank_diseases, score_all
+from meddiag.errors import InputError
+from meddiag.knowledge.model import visible
+from tests.diagnosis.conftest import (
+    CATARACT,
+    GTC_SEIZURE,
+    ID,
+    MACROCEPHALY,
+    NYSTAGMUS,
+    SEIZURE,
+    relations,
+)
+
+
+def brute_resnik(
+    index: PhenotypeIndex, observed: list[str], disease_ids: list[str], hidden: frozenset[str]
+) -> float:
+    """Resnik best-match average written the slow, obvious way over visible facts only."""
+    onto = index.ontology
+    terms = [
+        r.object
+        for r in relations()
+        if r.subject in disease_ids and r.predicate == "HAS_PHENOTYPE" and visible(r.sources, hidden)
+    ]
+    total = 0.0
+    for t in observed:
+        total += max(
+            (
+                float(index.ic[index.term_index[x]])
+                for a in terms
+                for x in onto.ancestors(t) & onto.ancestors(a)
+            ),
+            default=0.0,
+        )
+    return total / len(observed)
+
+
+@pytest.mark.parametrize("hidden", [frozenset(), frozenset({"PMID:1"}), frozenset({"PMID:1", "PMID:2"})])
+@pytest.mark.parametrize("observed", [[SEIZURE, ID], [GTC_SEIZURE], [CATARACT, MACROCEPHALY]])
+def test_query_time_exclusion_matches_brute_force_on_visible_facts(
+    tiny_unpooled: PhenotypeIndex, observed: list[str], hidden: frozenset[str]
+) -> None:
+    scores = score_all(tiny_unpooled, observed, exclude_sources=hidden, params=BASELINE_PARAMS)
+    for p, disease in enumerate(tiny_unpooled.profiles):
+        assert scores[p] == pytest.approx(brute_resnik(tiny_unpooled, observed, [disease], hidden), abs=1e-6)
+
+
+def test_leaving_a_publication_out_lowers_only_the_diseases_it_supported(tiny_index: PhenotypeIndex) -> None:
+    full = score_all(tiny_index, [SEIZURE], params=BASELINE_PARAMS)
+    lpo = score_all(tiny_index, [SEIZURE], exclude_sources=frozenset({"PMID:1"}), params=BASELINE_PARAMS)
+    one, two = tiny_index.profile_index["OMIM:1"], tiny_index.profile_index["OMIM:2"]
+    assert lpo[one] < full[one]
+    assert lpo[two] == full[two]
+
+
+def test_disease_with_no_visible_fact_is_not_ranked(tiny_index: PhenotypeIndex) -> None:
+    ranked = rank_diseases(
+        tiny_index, [GTC_SEIZURE], exclude_sources=frozenset({"PMID:3", "OMIM:3", "ORPHA:10"})
+    )
+    assert "OMIM:3" not in [r.id for r in ranked]
+
+
+def test_hand_made_case_ranks_the_matching_disease_first(tiny_index: PhenotypeIndex) -> None:
+    ranked = rank_diseases(tiny_index, [CATARACT, ID])
+    assert [r.id for r in ranked][:1] == ["OMIM:1"]
+    ranked = rank_diseases(tiny_index, [MACROCEPHALY, ID])
+    assert ranked[0].id == "OMIM:2"
+    assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))
+
+
+def test_excluded_finding_lowers_a_disease_that_has_it(tiny_index: PhenotypeIndex) -> None:
+    params = RankParams(excluded_weight=1.0)
+    before = score_all(tiny_index, [ID], params=params)
+    after = score_all(tiny_index, [ID], [MACROCEPHALY], params=params)
+    two, one = tiny_index.profile_index["OMIM:2"], tiny_index.profile_index["OMIM:1"]
+    assert after[two] < before[two]
+    assert after[one] == before[one]
+
+
+def test_curated_absence_of_an_observed_finding_lowers_a_disease(tiny_index: PhenotypeIndex) -> None:
+    plain = score_all(tiny_index, [ID, NYSTAGMUS], params=BASELINE_PARAMS)
+    negated = score_all(tiny_index, [ID, NYSTAGMUS], params=RankParams(negated_weight=1.0))
+    three = tiny_index.profile_index["OMIM:3"]
+    assert negated[three] < plain[three]
+
+
+def test_frequency_weighting_prefers_the_disease_that_shows_the_finding_more_often(
+    tiny_index: PhenotypeIndex,
+) -> None:
+    # OMIM:1 has ID at 0.9, OMIM:2 at the unknown-frequency default 0.5
+    plain = score_all(tiny_index, [ID], params=BASELINE_PARAMS)
+    weighted = score_all(tiny_index, [ID], params=RankParams(freq_weight=1.0))
+    one, two = tiny_index.profile_index["OMIM:1"], tiny_index.profile_index["OMIM:2"]
+    assert plain[one] == plain[two]
+    assert weighted[one] > weighted[two]
+
+
+def test_pooled_equivalent_evidence_supports_the_omim_disease(
+    tiny_index: PhenotypeIndex, tiny_unpooled: PhenotypeIndex
+) -> None:
+    pooled = rank_diseases(tiny_index, [CATARACT], params=BASELINE_PARAMS)
+    alone = rank_diseases(tiny_unpooled, [CATARACT], params=BASELINE_PARAMS)
+    score = {r.id: r.score for r in pooled}
+    assert score["OMIM:3"] == pytest.approx(score["OMIM:1"])
+    assert {r.id: r.score for r in alone}["OMIM:3"] < score["OMIM:1"]
+
+
+def test_explanation_names_matched_features_conflicts_and_sources(tiny_index: PhenotypeIndex) -> None:
+    ranked = rank_diseases(tiny_index, [SEIZURE, CATARACT], [ID])
+    eye_brain = next(r for r in ranked if r.id == "OMIM:1")
+    assert eye_brain.name == "Eye-brain syndrome"
+    matched = {m.finding: m for m in eye_brain.for_}
+    assert matched[SEIZURE].disease_term == SEIZURE
+    assert matched[SEIZURE].sources == ("PMID:1",)
+    assert matched[CATARACT].frequency == pytest.approx(0.9)
+    assert [(c.finding, c.kind) for c in eye_brain.against] == [(ID, "excluded_but_expected")]
+    assert "PMID:2" in eye_brain.sources
+
+
+def test_explanation_hides_facts_from_excluded_sources(tiny_index: PhenotypeIndex) -> None:
+    ranked = rank_diseases(tiny_index, [SEIZURE, CATARACT], exclude_sources=frozenset({"PMID:1"}))
+    eye_brain = next(r for r in ranked if r.id == "OMIM:1")
+    assert "PMID:1" not in eye_brain.sources
+    assert all(m.disease_term != SEIZURE for m in eye_brain.for_)
+
+
+def test_candidates_restrict_the_list(tiny_index: PhenotypeIndex) -> None:
+    ranked = rank_diseases(tiny_index, [SEIZURE], candidates=["OMIM:2", "OMIM:404"])
+    assert [r.id for r in ranked] == ["OMIM:2"]
+
+
+def test_top_k_limits_the_list(tiny_index: PhenotypeIndex) -> None:
+    assert len(rank_diseases(tiny_index, [SEIZURE], top_k=2)) == 2
+
+
+def test_findings_unknown_to_hpo_raise_a_clinician_readable_error(tiny_index: PhenotypeIndex) -> None:
+    with pytest.raises(InputError, match="HPO"):
+        rank_diseases(tiny_index, ["HP:7777777"])
+
+
+def test_redundant_ancestor_finding_is_collapsed(tiny_index: PhenotypeIndex) -> None:
+    params = RankParams(collapse_redundant=True)
+    both = score_all(tiny_index, [SEIZURE, GTC_SEIZURE], params=params)
+    specific = score_all(tiny_index, [GTC_SEIZURE], params=params)
+    assert both == pytest.approx(specific)
+
+
+def test_ranked_disease_converts_to_the_wire_entry(tiny_index: PhenotypeIndex) -> None:
+    ranked = rank_diseases(tiny_index, [CATARACT], [ID])
+    entry = next(r for r in ranked if r.id == "OMIM:1").as_entry()
+    assert entry.name == "Eye-brain syndrome"
+    assert entry.for_ == ["Cataract ~ Cataract (90%)"]
+    assert entry.against == ["no Intellectual disability, expected in 90%"]
+    assert entry.channels == ["relational"]
+
+
+def test_candidate_named_by_an_equivalent_id_selects_its_profile(tiny_index: PhenotypeIndex) -> None:
+    ranked = rank_diseases(tiny_index, [CATARACT], candidates=["ORPHA:10"])
+    assert [r.id for r in ranked] == ["OMIM:3"]
+    assert ranked[0].members == ("OMIM:3", "ORPHA:10")

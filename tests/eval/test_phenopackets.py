@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from meddiag.errors import InputError
+from meddiag.eval.phenopackets import duration_years, load_cases
+
+
+def packet(
+    pid: str = "PMID_1_p1",
+    *,
+    features: list[tuple[str, str, bool]] | None = None,
+    disease: str | None = "OMIM:147791",
+    age: str | None = "P6Y",
+    sex: str = "FEMALE",
+) -> dict:
+    feats = (
+        features
+        if features is not None
+        else [("HP:0000348", "High forehead", False), ("HP:0000243", "Trigonocephaly", True)]
+    )
+    doc: dict = {
+        "id": pid,
+        "subject": {"id": "p1", "sex": sex},
+        "phenotypicFeatures": [
+            {"type": {"id": i, "label": label}, **({"excluded": True} if exc else {})}
+            for i, label, exc in feats
+        ],
+        "metaData": {"externalReferences": [{"id": "PMID:15266616", "description": "a cohort"}]},
+    }
+    if age is not None:
+        doc["subject"]["timeAtLastEncounter"] = {"age": {"iso8601duration": age}}
+    if disease is not None:
+        doc["interpretations"] = [
+            {
+                "id": "i1",
+                "diagnosis": {
+                    "disease": {"id": disease, "label": "Jacobsen syndrome"},
+                    "genomicInterpretations": [
+                        {
+                            "subjectOrBiosampleId": "p1",
+                            "variantInterpretation": {
+                                "variationDescriptor": {"geneContext": {"symbol": "ETS1"}}
+                            },
+                        }
+                    ],
+                },
+            }
+        ]
+    return doc
+
+
+def write_jsonl(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_valid_case_keeps_the_fields_the_evaluation_uses(tmp_path: Path) -> None:
+    result = load_cases(write_jsonl(tmp_path, [json.dumps(packet())]))
+    (case,) = result.cases
+    assert [f.id for f in case.observed] == ["HP:0000348"]
+    assert [f.label for f in case.excluded] == ["Trigonocephaly"]
+    assert case.age_years == pytest.approx(6.0)
+    assert case.sex == "female"
+    assert case.diseases == ["OMIM:147791"]
+    assert case.genes == ["ETS1"]
+    assert case.pmids == ["PMID:15266616"]
+    assert case.sources == frozenset({"PMID:15266616"})
+
+
+def test_bad_lines_are_counted_by_reason_and_never_stop_the_load(tmp_path: Path) -> None:
+    lines = [
+        json.dumps(packet("ok")),
+        "{not json",
+        json.dumps({"subject": {}}),  # no id: fails validation
+        json.dumps(packet("nodx", disease=None)),
+        json.dumps(packet("onlyexcluded", features=[("HP:0000243", "Trigonocephaly", True)])),
+    ]
+    result = load_cases(write_jsonl(tmp_path, lines))
+    assert [c.id for c in result.cases] == ["ok"]
+    assert result.skipped == {"malformed": 2, "no_diagnosis": 1, "no_observed_feature": 1}
+
+
+def test_diseases_block_is_the_fallback_diagnosis(tmp_path: Path) -> None:
+    doc = packet(disease=None)
+    doc["diseases"] = [{"term": {"id": "OMIM:100800", "label": "Achondroplasia"}}]
+    (case,) = load_cases(write_jsonl(tmp_path, [json.dumps(doc)])).cases
+    assert case.diseases == ["OMIM:100800"]
+
+
+def test_directory_and_single_file_load_alike(tmp_path: Path) -> None:
+    folder = tmp_path / "packets"
+    folder.mkdir()
+    (folder / "a.json").write_text(json.dumps(packet("a")), encoding="utf-8")
+    (folder / "b.json").write_text(json.dumps(packet("b", age=None, sex="UNKNOWN_SEX")), encoding="utf-8")
+    cases = load_cases(folder).cases
+    assert [c.id for c in cases] == ["a", "b"]
+    assert cases[1].age_years is None and cases[1].sex == "unknown"
+    assert [c.id for c in load_cases(folder / "a.json").cases] == ["a"]
+
+
+def test_missing_path_raises_a_readable_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="No phenopackets"):
+        load_cases(tmp_path / "nowhere.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("iso", "years"),
+    [("P6Y", 6.0), ("P3M", 0.25), ("P1Y6M", 1.5), ("P30D", 30 / 365.25), ("P2W", 14 / 365.25), ("P0D", 0.0)],
+)
+def test_iso_durations_become_years(iso: str, years: float) -> None:
+    assert duration_years(iso) == pytest.approx(years)
+
+
+@pytest.mark.parametrize("iso", ["", "P", "6 years", "PXY"])
+def test_unreadable_durations_are_unknown(iso: str) -> None:
+    assert duration_years(iso) is None

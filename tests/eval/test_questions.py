@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import pytest
+
+from meddiag.eval.phenopackets import Case, Feature, duration_years
+from meddiag.eval.questions import age_phrase, gold_match, structured, vignette
+
+
+def case(age: str | None = "P6Y", sex: str | None = "female", excluded: bool = True) -> Case:
+    return Case(
+        id="c1",
+        observed=[
+            Feature(id="HP:0000348", label="High forehead"),
+            Feature(id="HP:0011220", label="Prominent forehead"),
+        ],
+        excluded=[
+            Feature(id="HP:0000243", label="Trigonocephaly"),
+            Feature(id="HP:0005469", label="Flat occiput"),
+        ]
+        if excluded
+        else [],
+        age_years=duration_years(age) if age else None,
+        sex=sex,  # type: ignore[arg-type]
+        diseases=["OMIM:147791"],
+        genes=["ETS1"],
+        pmids=["PMID:15266616"],
+    )
+
+
+def test_vignette_reads_like_a_clinician_with_negations() -> None:
+    assert vignette(case()) == (
+        "A 6-year-old girl presents with high forehead and prominent forehead. "
+        "She has no trigonocephaly and no flat occiput. What is the most likely diagnosis?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("age", "sex", "opening"),
+    [
+        ("P3M", "male", "A 3-month-old boy presents with"),
+        ("P1Y6M", "female", "An 18-month-old girl presents with"),
+        ("P30D", None, "A 30-day-old infant presents with"),
+        ("P8Y", "male", "An 8-year-old boy presents with"),
+        ("P11Y", "female", "An 11-year-old girl presents with"),
+        ("P35Y", "female", "A 35-year-old woman presents with"),
+        (None, "male", "A male patient presents with"),
+        (None, None, "A patient presents with"),
+        ("P0D", None, "A newborn presents with"),
+    ],
+)
+def test_vignette_handles_ages_and_missing_sex(age: str | None, sex: str | None, opening: str) -> None:
+    assert vignette(case(age, sex)).startswith(opening)
+
+
+def test_unknown_sex_uses_a_neutral_subject_for_negations() -> None:
+    assert "The patient has no trigonocephaly" in vignette(case(sex="unknown"))
+
+
+def test_vignette_without_excluded_findings_has_no_negation() -> None:
+    text = vignette(case(excluded=False))
+    assert " no " not in text
+
+
+def test_vignette_never_leaks_ids_gene_or_diagnosis() -> None:
+    text = vignette(case())
+    assert "HP:" not in text and "ETS1" not in text and "OMIM" not in text
+
+
+def test_age_phrase_counts_months_under_two_years() -> None:
+    assert age_phrase(23 / 12) == "23-month-old"
+    assert age_phrase(None) == ""
+
+
+def test_structured_input_carries_ids_age_and_sex_only() -> None:
+    patient = structured(case())
+    assert patient.observed == ["HP:0000348", "HP:0011220"]
+    assert patient.excluded == ["HP:0000243", "HP:0005469"]
+    assert patient.age_years == pytest.approx(6.0)
+    assert patient.sex == "female"
+    assert patient.genes == []
+
+
+def test_gold_matches_through_equivalences() -> None:
+    equivalents = {"OMIM:147791": ["OMIM:147791", "ORPHA:2308"]}
+    match = gold_match(case(), known={"ORPHA:2308"}, equivalents=equivalents)
+    assert match.ids == ["OMIM:147791", "ORPHA:2308"]
+    assert match.in_kb
+    assert not gold_match(case(), known={"OMIM:1"}, equivalents={}).in_kb
