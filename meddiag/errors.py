@@ -52,3 +52,7 @@ class ReasonerError(MedDiagError):
 
 class BackendError(MedDiagError):
     """A retrieval backend failed."""
+
+
+class CitationError(ReasonerError):
+    """A synthesis cites evidence that no hop retrieved (a bug to fix, never to hide)."""

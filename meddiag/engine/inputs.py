@@ -1,0 +1,87 @@
+"""Checks on what a clinician typed, before any retrieval: refuse clearly, never crash later."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from meddiag.errors import InputError
+from meddiag.schema import ParsedQuestion, PatientInput
+
+# Same bound as the backends' query limit: longer text is refused, never silently cut.
+MAX_QUESTION_CHARS = 8_000
+MAX_HOPS_LIMIT = 8
+_HPO_ID = re.compile(r"^HP:\d{7}$")
+
+
+def clean_question(question: str | None, patient: PatientInput | None) -> str:
+    """The question with control characters removed; `InputError` when there is nothing to ask."""
+    text = "".join(ch if unicodedata.category(ch)[0] != "C" else " " for ch in question or "")
+    text = " ".join(text.split())
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InputError(
+            f"The question is {len(text):,} characters long; at most {MAX_QUESTION_CHARS:,} are accepted. "
+            "Shorten it to the patient's findings and the question."
+        )
+    if not text and (
+        patient is None or not (patient.observed or patient.excluded or patient.genes or patient.note)
+    ):
+        raise InputError("The question is empty: type the patient's findings or fill in the patient form.")
+    return text
+
+
+def check_patient(patient: PatientInput | None) -> None:
+    if patient is None:
+        return
+    bad = [t for t in [*patient.observed, *patient.excluded] if not _HPO_ID.match(t.strip())]
+    if bad:
+        raise InputError(
+            f"These findings are not HPO term ids (expected the form HP:0001250): {', '.join(bad[:5])}."
+        )
+    both = sorted(set(patient.observed) & set(patient.excluded))
+    if both:
+        raise InputError(f"These findings are marked both present and absent: {', '.join(both)}.")
+    if patient.age_years is not None and not 0 <= patient.age_years <= 130:
+        raise InputError(f"The age {patient.age_years:g} years is not a possible age.")
+
+
+def check_max_hops(max_hops: int) -> None:
+    if not 1 <= max_hops <= MAX_HOPS_LIMIT:
+        raise InputError(f"The number of hops must be between 1 and {MAX_HOPS_LIMIT}, not {max_hops}.")
+
+
+def understood(parsed: ParsedQuestion) -> bool:
+    """Whether the question names anything the knowledge base can be searched for."""
+    return bool(parsed.findings or parsed.diseases or parsed.genes)
+
+
+def not_understood_answer(parsed: ParsedQuestion) -> str:
+    lines = [
+        "No clinical finding, disease or gene could be recognised in the question, "
+        "so no diagnosis was attempted.",
+        "Describe the patient's findings in English (for example: 'seizures, microcephaly and "
+        "global developmental delay; no hearing loss') or use the structured patient form.",
+    ]
+    if parsed.warnings:
+        lines.append("Not understood: " + "; ".join(parsed.warnings))
+    return " ".join(lines)
+
+
+def retrieval_query(parsed: ParsedQuestion) -> str:
+    """The text the initial retrieval sends: the findings as understood for a diagnostic question.
+
+    Built from the parsed findings, so a structured patient form and the equivalent free text
+    send the very same query; other questions (genes of a disease, ...) go as written.
+    """
+    observed = [f.label for f in parsed.findings if not f.excluded]
+    if parsed.kind != "diagnosis" or not observed:
+        return parsed.text or ", ".join([*parsed.diseases, *parsed.genes])
+    parts = ["Patient with " + ", ".join(observed)]
+    if parsed.genes:
+        parts.append("variants in " + ", ".join(parsed.genes))
+    return "; ".join(parts)
+
+
+def retrieval_seeds(parsed: ParsedQuestion) -> list[str]:
+    """Entity ids the question names: observed findings and diseases."""
+    return [f.hpo_id for f in parsed.findings if not f.excluded] + list(parsed.diseases)
