@@ -1,0 +1,37 @@
+"""MedDiag Explorer: the Streamlit entry point (`streamlit run app.py`).
+
+Routes to the pages, shows the knowledge-base status in the sidebar, and when no
+knowledge base exists yet offers to build the demo one (pages that need it wait).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from meddiag.ui.kb_panel import NOTICE, render_build_prompt, render_status_line
+from meddiag.ui.resources import get_service
+
+st.set_page_config(page_title="MedDiag Explorer", page_icon=":material/stethoscope:", layout="wide")
+
+PAGES = [
+    st.Page("pages/ask.py", title="Ask", icon=":material/help:", default=True),
+    st.Page("pages/graph_explorer.py", title="Knowledge graph explorer", icon=":material/hub:"),
+    st.Page("pages/compare_backends.py", title="Compare backends", icon=":material/compare_arrows:"),
+    st.Page("pages/evaluation.py", title="Evaluation & error inspection", icon=":material/analytics:"),
+    st.Page("pages/knowledge_base.py", title="Knowledge base", icon=":material/library_books:"),
+    st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
+]
+# These pages work (and help) before any knowledge base exists.
+WITHOUT_KB = {"knowledge_base", "settings"}
+
+page = st.navigation(PAGES)
+service = get_service()
+status = service.status()
+with st.sidebar:
+    render_status_line(status)
+    st.caption(NOTICE)
+
+if not status.built and page.url_path not in WITHOUT_KB:
+    render_build_prompt(service, status)
+    st.stop()
+page.run()

@@ -1,0 +1,76 @@
+"""A whole answered case: hop rows, synthesis with citations, timeline and export.
+
+Written once for the Ask page and reused by the Evaluation page's drill-down.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from meddiag.export import ask_result_json, ask_result_markdown
+from meddiag.schema import AskResult
+from meddiag.ui.citation_list import render_citations
+from meddiag.ui.differential_table import render_agreement, render_differential
+from meddiag.ui.hop_card import render_hop_rows
+from meddiag.ui.timeline import overlap_seconds, timeline_figure
+
+
+def render_synthesis(result: AskResult, *, key: str) -> None:
+    s = result.synthesis
+    st.subheader("Synthesis")
+    render_agreement(s.agreement)
+    render_differential(s.differential, key=f"{key}.differential")
+    st.markdown(s.answer)
+    st.markdown("**Citations**")
+    render_citations(s.citations)
+
+
+def render_understanding(result: AskResult) -> None:
+    p = result.parsed
+    found = ", ".join(f"{f.label} ({f.hpo_id}{', excluded' if f.excluded else ''})" for f in p.findings)
+    st.caption(f"Understood findings: {found or 'none'}")
+    for warning in p.warnings:
+        st.warning(warning)
+    if result.reasoner.fallbacks:
+        st.warning(
+            f"The language model failed and the offline reasoner answered: {', '.join(result.reasoner.fallbacks)}"
+        )
+
+
+def render_timeline(result: AskResult, *, key: str) -> None:
+    if not result.events:
+        return
+    st.subheader("Timeline")
+    st.plotly_chart(timeline_figure(result.events), key=f"{key}.timeline")
+    st.caption(f"The two channels ran side by side for {overlap_seconds(result.events):.2f} s.")
+
+
+def case_file_stem(result: AskResult) -> str:
+    words = re.sub(r"[^a-z0-9]+", "-", result.question.lower()).strip("-")[:40] or "case"
+    return f"meddiag-{result.backend}-{words}"
+
+
+def render_export(result: AskResult, *, key: str) -> None:
+    stem = case_file_stem(result)
+    left, right = st.columns(2)
+    left.download_button(
+        "Export case (JSON)", ask_result_json(result), f"{stem}.json", "application/json", key=f"{key}.json"
+    )
+    right.download_button(
+        "Export case (Markdown)", ask_result_markdown(result), f"{stem}.md", "text/markdown", key=f"{key}.md"
+    )
+
+
+def render_case(result: AskResult, *, key: str) -> None:
+    st.caption(
+        f"Backend {result.backend} · channels {result.channels} · reasoner {result.reasoner.name}"
+        + (f" · excluded sources: {', '.join(result.excluded_sources)}" if result.excluded_sources else "")
+    )
+    render_understanding(result)
+    st.subheader("Hops")
+    render_hop_rows(result, key=key)
+    render_synthesis(result, key=key)
+    render_timeline(result, key=key)
+    render_export(result, key=key)

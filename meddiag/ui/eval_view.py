@@ -1,0 +1,179 @@
+"""The Evaluation page's pieces: run history, charts, case table, drill-down and error tags."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import streamlit as st
+
+from meddiag.errors import MedDiagError
+from meddiag.schema import AskResult
+from meddiag.ui.annotations import ERROR_TYPES, ErrorTag, ErrorTagStore
+from meddiag.ui.case_view import render_case
+from meddiag.ui.eval_charts import group_bars, latency_histogram, rank_histogram, top_k_curve
+
+if TYPE_CHECKING:
+    from meddiag.eval.runner import EvalReport
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """One evaluated case as the page shows it."""
+
+    case_id: str
+    gold: list[str]
+    gold_rank: int | None
+    top10: list[str]
+    seconds: float
+    result: AskResult | None
+    gold_labels: tuple[str, ...] = ()
+    in_kb: bool = True
+    baseline_rank: int | None = None
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """One finished evaluation, labelled by what was varied (backend, channels)."""
+
+    label: str
+    backend: str
+    channels: str
+    summary: dict
+    cases: list[CaseRow]
+    markdown: str = ""
+
+    @property
+    def ranks(self) -> list[int | None]:
+        return [c.gold_rank for c in self.cases]
+
+
+def share_within(ranks: Sequence[int | None], k: int) -> float:
+    return sum(1 for r in ranks if r is not None and r <= k) / len(ranks) if ranks else 0.0
+
+
+def cases_frame(run: EvalRun) -> pd.DataFrame:
+    rows = [
+        {
+            "Case": c.case_id,
+            "Gold": ", ".join(c.gold_labels or c.gold),
+            "Gold rank": c.gold_rank,
+            "Baseline rank": c.baseline_rank,
+            "Gold in KB": c.in_kb,
+            "Top 3": "; ".join(c.top10[:3]),
+            "Seconds": round(c.seconds, 2),
+            "Error": c.error,
+        }
+        for c in run.cases
+    ]
+    columns = ["Case", "Gold", "Gold rank", "Baseline rank", "Gold in KB", "Top 3", "Seconds", "Error"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def render_charts(runs: Sequence[EvalRun]) -> None:
+    latest = runs[-1]
+    left, right = st.columns(2)
+    left.plotly_chart(top_k_curve({r.label: r.ranks for r in runs}), key="eval.chart.topk")
+    right.plotly_chart(rank_histogram(latest.ranks), key="eval.chart.ranks")
+    left, right = st.columns(2)
+    by_channels = {r.channels: r for r in runs if r.backend == latest.backend}
+    left.plotly_chart(
+        group_bars(
+            {k: share_within(r.ranks, 1) for k, r in by_channels.items()},
+            {k: share_within(r.ranks, 10) for k, r in by_channels.items()},
+            f"Per channel setting ({latest.backend})",
+        ),
+        key="eval.chart.channels",
+    )
+    by_backend = {r.backend: r for r in runs if r.channels == latest.channels}
+    right.plotly_chart(
+        group_bars(
+            {k: share_within(r.ranks, 1) for k, r in by_backend.items()},
+            {k: share_within(r.ranks, 10) for k, r in by_backend.items()},
+            f"Per backend (channels: {latest.channels})",
+        ),
+        key="eval.chart.backends",
+    )
+    st.plotly_chart(latency_histogram([c.seconds for c in latest.cases]), key="eval.chart.latency")
+
+
+def render_tagging(store: ErrorTagStore, case: CaseRow, backend: str) -> None:
+    with st.form("eval.tag_form", clear_on_submit=True):
+        error_type = st.selectbox("Error type", ERROR_TYPES, key="eval.tag_type")
+        comment = st.text_area("Comment", key="eval.tag_comment")
+        if st.form_submit_button("Save tag"):
+            store.add(
+                ErrorTag(
+                    case_id=case.case_id,
+                    error_type=error_type,  # type: ignore[arg-type]
+                    comment=comment,
+                    backend=backend,
+                    gold=case.gold,
+                    gold_rank=case.gold_rank,
+                )
+            )
+            st.success(f"Tagged {case.case_id} as “{error_type}”.")
+    try:
+        earlier = store.for_case(case.case_id)
+    except MedDiagError as err:
+        st.error(str(err))
+        return
+    for tag in earlier:
+        st.caption(f"{tag.created:%Y-%m-%d %H:%M} · {tag.error_type} · {tag.comment}")
+
+
+def render_tag_summary(store: ErrorTagStore) -> None:
+    try:
+        summary = store.summary()
+    except MedDiagError as err:
+        st.error(str(err))
+        return
+    frame = pd.DataFrame({"Error type": list(summary), "Cases": list(summary.values())})
+    st.dataframe(frame, hide_index=True, key="eval.tag_summary")
+    st.caption(f"Saved in {Path(store.path).name} under the MedDiag home folder.")
+
+
+def render_drilldown(run: EvalRun, store: ErrorTagStore) -> None:
+    ids = [c.case_id for c in run.cases]
+    if not ids:
+        st.info("No case was evaluated.")
+        return
+    picked = st.selectbox("Inspect a case", ids, key="eval.case")
+    case = run.cases[ids.index(picked)]
+    gold = ", ".join(
+        f"{label} ({i})" for label, i in zip(case.gold_labels, case.gold, strict=False)
+    ) or ", ".join(case.gold)
+    st.markdown(f"**Gold:** {gold} · **rank:** {case.gold_rank or 'not ranked'}")
+    if case.error:
+        st.error(case.error)
+    if not case.in_kb:
+        st.caption("The correct diagnosis is not in the knowledge base.")
+    render_tagging(store, case, run.backend)
+    if case.result is None:
+        st.info("This case has no stored answer to inspect.")
+    else:
+        render_case(case.result, key="eval.case")
+
+
+def run_from_report(report: EvalReport, *, backend: str, channels: str) -> EvalRun:
+    """The page's view of a runner report."""
+    cases = [
+        CaseRow(
+            case_id=rec.case_id,
+            gold=list(rec.gold),
+            gold_rank=rec.rank,
+            top10=list(rec.top10),
+            seconds=rec.seconds,
+            result=rec.result,
+            gold_labels=tuple(rec.gold_labels),
+            in_kb=rec.in_kb,
+            baseline_rank=rec.baseline_rank,
+            error=rec.error or "",
+        )
+        for rec in report.records
+    ]
+    return EvalRun(f"{backend} · {channels}", backend, channels, dict(report.summary), cases, report.markdown)

@@ -1,0 +1,61 @@
+"""The structured patient form: HPO findings searchable by label and synonym, age, sex."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from meddiag.errors import MedDiagError
+from meddiag.schema import PatientInput
+from meddiag.service import MedDiagService
+from meddiag.ui.state import ASK_EXCLUDED, ASK_OBSERVED, ASK_TERM_OPTIONS
+
+SEXES = ["unknown", "female", "male", "other"]
+
+
+def term_option(hpo_id: str, label: str) -> str:
+    return f"{label} · {hpo_id}"
+
+
+def term_id(option: str) -> str:
+    return option.rsplit(" · ", 1)[-1]
+
+
+def _options(service: MedDiagService, query: str) -> list[str]:
+    """Search hits plus whatever is already chosen (a multiselect drops unknown values)."""
+    known: list[str] = st.session_state.setdefault(ASK_TERM_OPTIONS, [])
+    if query.strip():
+        try:
+            hits = [term_option(i, label) for i, label in service.search_terms(query, limit=25)]
+        except MedDiagError as err:
+            st.error(str(err))
+            hits = []
+        if not hits:
+            st.caption(f"No HPO term matches “{query}”.")
+        known = list(dict.fromkeys([*hits, *known]))
+    chosen = [*st.session_state.get(ASK_OBSERVED, []), *st.session_state.get(ASK_EXCLUDED, [])]
+    known = list(dict.fromkeys([*known, *chosen]))
+    st.session_state[ASK_TERM_OPTIONS] = known
+    return known
+
+
+def render_patient_form(service: MedDiagService) -> PatientInput | None:
+    """The form's patient, or None when nothing was entered."""
+    query = st.text_input(
+        "Search HPO terms (label or synonym)", key="ask.term_query", placeholder="e.g. long fingers"
+    )
+    options = _options(service, query)
+    observed = st.multiselect("Observed findings", options, key=ASK_OBSERVED)
+    excluded = st.multiselect("Excluded findings (checked and absent)", options, key=ASK_EXCLUDED)
+    left, right = st.columns(2)
+    age = left.number_input(
+        "Age (years)", min_value=0.0, max_value=120.0, value=None, step=1.0, key="ask.age"
+    )
+    sex = right.selectbox("Sex", SEXES, key="ask.sex")
+    if not observed and not excluded:
+        return None
+    return PatientInput(
+        observed=[term_id(o) for o in observed],
+        excluded=[term_id(o) for o in excluded],
+        age_years=age,
+        sex=None if sex == "unknown" else sex,
+    )

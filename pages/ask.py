@@ -1,0 +1,66 @@
+"""Ask: a question or a patient, both channels hop by hop, then the synthesis."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from meddiag.schema import BACKENDS
+from meddiag.ui.case_view import render_case
+from meddiag.ui.kb_panel import render_notice
+from meddiag.ui.live_progress import ask_with_progress
+from meddiag.ui.patient_form import render_patient_form
+from meddiag.ui.resources import get_service, session_defaults
+from meddiag.ui.state import ASK_FROM_LINK, ASK_QUESTION, ASK_RESULT
+
+CHANNELS = ["both", "semantic", "relational"]
+
+service = get_service()
+defaults = session_defaults()
+st.title("Ask")
+render_notice()
+
+# A shared link (?q=…&backend=…) fills the form once and runs the case.
+link_question = st.query_params.get("q", "")
+link_backend = st.query_params.get("backend", "")
+run_link = bool(link_question) and st.session_state.get(ASK_FROM_LINK) != (link_question, link_backend)
+if run_link:
+    st.session_state[ASK_FROM_LINK] = (link_question, link_backend)
+    st.session_state[ASK_QUESTION] = link_question
+    if link_backend in BACKENDS:
+        st.session_state["ask.backend"] = link_backend
+
+question = st.text_area(
+    "Question",
+    key=ASK_QUESTION,
+    placeholder="e.g. A 6-year-old boy with arachnodactyly, ectopia lentis and aortic root dilatation. Differential?",
+)
+with st.expander("Structured patient (optional)"):
+    patient = render_patient_form(service)
+
+left, mid, right = st.columns(3)
+backend = left.selectbox("Backend", BACKENDS, index=BACKENDS.index(defaults.backend), key="ask.backend")
+channels = (
+    mid.segmented_control("Channels", CHANNELS, default=defaults.channels, key="ask.channels") or "both"
+)
+max_hops = right.slider("Hop limit", 1, 8, defaults.max_hops, key="ask.max_hops")
+
+if st.button("Ask", type="primary", key="ask.submit") or run_link:
+    if not question.strip() and patient is None:
+        st.error("Please type a question or choose findings in the patient form.")
+    else:
+        st.query_params.update({"q": question.strip(), "backend": backend})
+        st.session_state[ASK_FROM_LINK] = (question.strip(), backend)
+        st.session_state[ASK_RESULT] = ask_with_progress(
+            lambda on_event: service.ask(
+                question.strip() or None,
+                patient=patient,
+                backend=backend,
+                channels=channels,
+                max_hops=max_hops,
+                on_event=on_event,
+            )
+        )
+
+result = st.session_state.get(ASK_RESULT)
+if result is not None:
+    render_case(result, key="ask")

@@ -1,0 +1,191 @@
+"""Page behaviour that needs no knowledge base: widgets, error messages, first-start build."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from meddiag.ui.state import ASK_RESULT
+
+from .conftest import open_app
+from .vis_html import vis_node_labels
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def errors(at) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def test_no_kb_shows_the_build_prompt_and_builds_with_progress(fake_service):
+    fake_service.built = False
+    at = open_app()
+    assert not at.exception
+    assert [b.label for b in at.button] == ["Build the demo knowledge base now"]
+    assert not at.text_area, "the Ask page must wait for a knowledge base"
+    at.button(key="landing.build").click().run()
+    assert not at.exception
+    assert fake_service.builds == ["demo"]
+    assert "Build the demo knowledge base now" not in [b.label for b in at.button]
+    assert at.text_area(key="ask.question")
+
+
+def test_settings_and_kb_pages_open_without_a_kb(fake_service):
+    fake_service.built = False
+    for page in ("pages/settings.py", "pages/knowledge_base.py"):
+        at = open_app(page)
+        assert not at.exception
+        assert "Build the demo knowledge base now" not in [b.label for b in at.button]
+
+
+def test_ask_page_has_its_widgets(fake_service):
+    at = open_app()
+    assert at.text_area(key="ask.question")
+    assert at.selectbox(key="ask.backend").options == ["lightrag", "minirag", "pathrag", "hypergraphrag"]
+    assert at.slider(key="ask.max_hops").value == 4
+    assert at.multiselect(key="ask.observed") is not None
+    assert at.number_input(key="ask.age").value is None
+    assert any("not for clinical decisions" in w.value for w in at.warning)
+
+
+def test_empty_question_gives_a_message_not_a_traceback(fake_service):
+    at = open_app()
+    at.button(key="ask.submit").click().run()
+    assert not at.exception
+    assert errors(at) == ["Please type a question or choose findings in the patient form."]
+    assert fake_service.asked == []
+
+
+def test_patient_form_searches_terms_by_synonym_and_sends_ids(fake_service):
+    at = open_app()
+    at.text_input(key="ask.term_query").input("long fingers").run()
+    options = at.multiselect(key="ask.observed").options
+    assert "Arachnodactyly · HP:0001166" in options
+    at.multiselect(key="ask.observed").select("Arachnodactyly · HP:0001166").run()
+    at.selectbox(key="ask.sex").select("male").run()
+    at.button(key="ask.submit").click().run()
+    assert not at.exception
+    patient = fake_service.asked[0]["patient"]
+    assert patient.observed == ["HP:0001166"]
+    assert patient.sex == "male"
+
+
+def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):
+    at = open_app()
+    at.text_area(key="ask.question").input("Tall boy with long fingers").run()
+    at.selectbox(key="ask.backend").select("pathrag").run()
+    at.button(key="ask.submit").click().run()
+    assert not at.exception
+    assert fake_service.asked[0]["backend"] == "pathrag"
+    assert at.query_params["q"] == "Tall boy with long fingers"
+    assert at.query_params["backend"] == "pathrag"
+    markdown = " ".join(m.value for m in at.markdown)
+    assert "Semantic · hop 1" in markdown and "Relational · hop 2" in markdown
+    assert "Marfan syndrome is the leading diagnosis" in markdown
+    labels = [e.label for e in at.expander]
+    assert any(label.startswith("[1] passage profile/OMIM:154700") for label in labels)
+    assert any(label.startswith("[3] triple (Homocystinuria <CBS>") for label in labels)
+    frames = [f for f in at.dataframe if "Score" in f.value.columns]
+    assert list(frames[0].value["Disease"]) == ["Marfan syndrome", "Homocystinuria"]
+    iframes = at.get("iframe")
+    assert len(iframes) == 2  # one per relational hop with triples
+    assert "Arachnodactyly" in vis_node_labels(iframes[0].proto.srcdoc)
+    assert "FBN1" in vis_node_labels(iframes[1].proto.srcdoc)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert {"semantic", "relational"} <= {trace["name"] for trace in spec["data"]}
+    assert [b.proto.label for b in at.get("download_button")] == [
+        "Export case (JSON)",
+        "Export case (Markdown)",
+    ]
+
+
+def test_a_shared_link_reproduces_the_case(fake_service):
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["q"] = "Tall boy with long fingers"
+    at.query_params["backend"] = "minirag"
+    at.run()
+    assert not at.exception
+    assert at.text_area(key="ask.question").value == "Tall boy with long fingers"
+    assert fake_service.asked[0]["backend"] == "minirag"
+    assert at.session_state[ASK_RESULT] is not None
+    at.run()  # a rerun of the same link does not ask again
+    assert len(fake_service.asked) == 1
+
+
+def test_settings_saves_session_defaults_and_reports_health(fake_service):
+    at = open_app("pages/settings.py")
+    assert not at.exception
+    at.radio(key="settings.reasoner").set_value("llm").run()
+    at.text_input(key="settings.llm_base_url").input("http://localhost:9/v1").run()
+    at.button[0].click().run()  # Test connection
+    assert any("Cannot reach http://localhost:9/v1" in e for e in errors(at))
+    at.selectbox(key="settings.backend").select("minirag").run()
+    at.slider(key="settings.max_hops").set_value(2).run()
+    at.button(key="settings.save").click().run()
+    saved = at.session_state["settings.defaults"]
+    assert (saved.backend, saved.max_hops, saved.reasoner) == ("minirag", 2, "llm")
+
+
+def test_explorer_finds_an_entity_and_draws_its_neighbourhood(fake_service):
+    at = open_app("pages/graph_explorer.py")
+    at.text_input(key="explorer.query").input("marfan").run()
+    at.button(key="explorer.show").click().run()
+    assert not at.exception
+    labels = vis_node_labels(at.get("iframe")[0].proto.srcdoc)
+    assert set(labels) == {"Marfan syndrome", "Arachnodactyly"}
+    assert at.selectbox(key="explorer.next").options == ["Arachnodactyly · HP:0001166 (Phenotype)"]
+
+
+def test_compare_needs_a_question(fake_service):
+    at = open_app("pages/compare_backends.py")
+    at.button(key="compare.run").click().run()
+    assert errors(at) == ["Please type a question to compare."]
+
+
+def test_evaluation_needs_a_file_and_shows_tag_summary(fake_service):
+    at = open_app("pages/evaluation.py")
+    assert not at.exception
+    at.button(key="eval.run").click().run()
+    assert errors(at) == ["Please upload a phenopacket file or type its path."]
+    summary = at.dataframe[-1].value
+    assert list(summary["Cases"]) == [0, 0, 0, 0, 0]
+
+
+def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("{}\n")
+    at = open_app("pages/evaluation.py")
+    at.text_input(key="eval.path").input(str(cases)).run()
+    at.number_input(key="eval.limit").set_value(2).run()
+    at.button(key="eval.run").click().run()
+    assert not at.exception, at.exception
+    assert fake_service.evaluated[0]["limit"] == 2
+    titles = {json.loads(c.proto.spec)["layout"].get("title", {}).get("text") for c in at.get("plotly_chart")}
+    assert {"Top-k accuracy", "Rank of the correct diagnosis", "Latency per case"} <= titles
+    table = next(f.value for f in at.dataframe if "Gold rank" in f.value.columns)
+    assert list(table["Case"]) == ["PMID_1_Marfan", "PMID_2_Other"]
+    # drill-down shows the first case's hops, reusing the Ask page's renderers
+    assert "Semantic · hop 1" in " ".join(m.value for m in at.markdown)
+    assert len(at.get("iframe")) == 2
+    # a form sends its widgets' values together with the submit click
+    at.selectbox(key="eval.tag_type").select("spurious triple")
+    at.text_area(key="eval.tag_comment").input("Homocystinuria triple is off-topic")
+    at.button[-1].click().run()
+    assert not at.exception
+    summary = at.dataframe[-1].value
+    assert dict(zip(summary["Error type"], summary["Cases"], strict=True))["spurious triple"] == 1
+    saved = (tmp_path / "annotations" / "error_tags.jsonl").read_text()
+    assert "PMID_1_Marfan" in saved and "off-topic" in saved
+
+
+def test_evaluation_reports_a_missing_file(fake_service, tmp_path):
+    at = open_app("pages/evaluation.py")
+    at.text_input(key="eval.path").input(str(tmp_path / "nope.jsonl")).run()
+    at.button(key="eval.run").click().run()
+    assert not at.exception
+    assert errors(at) == [f"No phenopacket file or folder at {tmp_path / 'nope.jsonl'}."]

@@ -1,0 +1,34 @@
+from meddiag.ui.differential_table import differential_frame
+from meddiag.ui.kb_panel import manifest_tables
+from meddiag.ui.triples_table import triples_frame
+
+from .sample_case import marfan_triples, sample_result
+
+
+def test_triples_table_keeps_provenance_per_row():
+    frame = triples_frame(marfan_triples())
+    assert list(frame["Object"]) == ["Arachnodactyly", "FBN1", "Ectopia lentis"]
+    assert frame.loc[0, "Provenance"] == "PMID:111, OMIM:154700"
+
+
+def test_differential_table_is_ranked_with_findings_and_citations():
+    frame = differential_frame(sample_result().synthesis.differential)
+    assert list(frame["Rank"]) == [1, 2]
+    assert frame.loc[0, "Findings for"] == "Arachnodactyly; Ectopia lentis"
+    assert frame.loc[1, "Findings against"] == "Intellectual disability absent"
+    assert frame.loc[0, "Citations"] == "[1] [2]"
+
+
+def test_manifest_tables_flatten_nested_counts():
+    sources, counts = manifest_tables(
+        {
+            "sources": [{"name": "hpo", "version": "2025-05-06"}],
+            "counts": {"documents": 10, "entities": {"Disease": 3, "Phenotype": 7}},
+        }
+    )
+    assert sources.to_dict("records") == [{"Source": "hpo", "Version": "2025-05-06"}]
+    assert dict(zip(counts["What"], counts["Count"], strict=True)) == {
+        "documents": 10,
+        "entities · Disease": 3,
+        "entities · Phenotype": 7,
+    }
