@@ -1,0 +1,142 @@
+"""`meddiag` console script: build, stats, retrieve, ask, eval, app.
+
+Errors a user can cause or fix (bad input, no knowledge base, a store that is down) are
+printed as one clear sentence with exit code 2, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from meddiag.errors import MedDiagError
+from meddiag.schema import BACKENDS
+
+PROTOCOLS = ("leave-publication-out", "full")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="meddiag", description="MedDiag Explorer command line.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    b = sub.add_parser(
+        "build", help="Build the knowledge base (HPO + MONDO) into Milvus and the graph store."
+    )
+    b.add_argument("--profile", choices=["demo", "full"], default=None)
+    b.add_argument("--force", action="store_true", help="Rebuild even when nothing changed.")
+
+    s = sub.add_parser("stats", help="Print the knowledge-base manifest.")
+    s.add_argument("--json", action="store_true")
+
+    r = sub.add_parser("retrieve", help="One backend retrieval: raw context or parsed evidence.")
+    r.add_argument("question")
+    r.add_argument("--backend", choices=BACKENDS, default=None)
+    r.add_argument("--format", choices=["raw", "json"], default="raw")
+
+    a = sub.add_parser("ask", help="Ask a diagnostic question through the dual-channel engine.")
+    a.add_argument("question")
+    a.add_argument("--backend", choices=BACKENDS, default=None)
+    a.add_argument("--channels", choices=["both", "semantic", "relational"], default="both")
+    a.add_argument("--max-hops", type=int, default=None)
+    a.add_argument(
+        "--exclude-source", action="append", default=[], help="Leave out a source (e.g. PMID:123)."
+    )
+    a.add_argument("--json", action="store_true")
+
+    e = sub.add_parser("eval", help="Evaluate on GA4GH phenopackets (.json, folder or .jsonl).")
+    e.add_argument("path", type=Path)
+    e.add_argument("--limit", type=int, default=None, help="Seeded random sample of N cases.")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--protocol", choices=PROTOCOLS, default="leave-publication-out")
+    e.add_argument("--backend", choices=BACKENDS, default=None)
+    e.add_argument("--channels", choices=["both", "semantic", "relational"], default="both")
+    e.add_argument("--baseline", action="store_true", help="Run the Resnik baseline alongside.")
+    e.add_argument("--out", type=Path, default=None, help="Folder for per-case JSONL, summary and report.")
+    e.add_argument("--json", action="store_true")
+
+    sub.add_parser("app", help="Start the Streamlit app.")
+    return p
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _run(args: argparse.Namespace) -> int:
+    from meddiag.service import MedDiagService
+
+    service = MedDiagService()
+    if args.command == "build":
+        manifest = service.build(profile=args.profile, force=args.force)
+        print(f"Knowledge base ready ({manifest.profile}) in {service.settings.kb_dir}", file=sys.stderr)
+        return 0
+    if args.command == "stats":
+        from meddiag.knowledge.build import kb_stats
+
+        stats = kb_stats(service.settings)
+        if args.json:
+            _print_json(stats)
+        else:
+            for key, value in stats.items():
+                print(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+        return 0
+    if args.command == "retrieve":
+        raw, parsed = service.retrieve(args.question, args.backend or service.settings.backend)
+        if args.format == "raw":
+            print(raw.text)
+        else:
+            _print_json(parsed.model_dump(mode="json"))
+        return 0
+    if args.command == "ask":
+        from meddiag.export import ask_result_json, ask_result_markdown
+
+        result = service.ask(
+            args.question,
+            backend=args.backend,
+            channels=args.channels,
+            max_hops=args.max_hops,
+            exclude_sources=frozenset(args.exclude_source),
+        )
+        print(ask_result_json(result) if args.json else ask_result_markdown(result))
+        return 0
+    if args.command == "eval":
+        report = service.evaluate(
+            args.path,
+            limit=args.limit,
+            seed=args.seed,
+            protocol=args.protocol,
+            backend=args.backend,
+            channels=args.channels,
+            baseline=args.baseline,
+            out_dir=args.out,
+            progress=None,
+        )
+        if args.json:
+            _print_json(report.summary)
+        else:
+            print(report.markdown)
+        return 0
+    if args.command == "app":
+        app = Path(__file__).resolve().parent.parent / "app.py"
+        return subprocess.call([sys.executable, "-m", "streamlit", "run", str(app)])
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except MedDiagError as err:
+        print(f"meddiag: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("meddiag: interrupted; nothing was changed.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

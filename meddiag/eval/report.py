@@ -1,0 +1,85 @@
+"""The evaluation summary (the `meddiag eval --json` keys) and its Markdown report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from meddiag.eval.metrics import Accuracy, Report
+
+if TYPE_CHECKING:
+    from meddiag.eval.runner import CaseRecord, EvalOptions
+
+
+def _metric_keys(rep: Report) -> dict[str, Any]:
+    def flat(acc: Accuracy, suffix: str) -> dict[str, float]:
+        return {
+            f"top1{suffix}": round(acc.top.get(1, 0.0), 4),
+            f"top3{suffix}": round(acc.top.get(3, 0.0), 4),
+            f"top10{suffix}": round(acc.top.get(10, 0.0), 4),
+            f"mrr{suffix}": round(acc.mrr, 4),
+        }
+
+    return {**flat(rep.all_cases, ""), **flat(rep.in_kb, "_in_kb")}
+
+
+def summary_dict(
+    options: EvalOptions, metrics: Report, baseline: Report | None, *, cases_per_s: float, errors: int
+) -> dict[str, Any]:
+    latency = metrics.latency
+    out: dict[str, Any] = {
+        "protocol": options.protocol,
+        "backend": options.backend,
+        "channels": options.channels,
+        "n": metrics.all_cases.n,
+        "in_kb": metrics.in_kb.n,
+        "skipped": metrics.skipped,
+        "errors": errors,
+        **_metric_keys(metrics),
+        "cases_per_s": round(cases_per_s, 3),
+        "p50_s": round(latency.p50, 4) if latency else 0.0,
+        "p95_s": round(latency.p95, 4) if latency else 0.0,
+    }
+    if baseline is not None:
+        out["baseline"] = {"name": "resnik-bma", **_metric_keys(baseline)}
+    return out
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> str:
+    rows = [("MedDiag (engine)", summary)]
+    if "baseline" in summary:
+        rows.append(("Resnik BMA baseline", summary["baseline"]))
+    lines = [
+        "# MedDiag evaluation",
+        "",
+        f"Protocol **{summary['protocol']}**, backend **{summary['backend']}**, "
+        f"channels **{summary['channels']}**: {summary['n']} usable cases, {summary['in_kb']} with the "
+        f"diagnosis in the knowledge base; skipped {summary['skipped'] or 'none'}; errors {summary['errors']}.",
+        "",
+        "| method | top-1 | top-3 | top-10 | MRR | top-1 in KB | top-3 in KB | top-10 in KB | MRR in KB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in rows:
+        lines.append(
+            f"| {name} | {_pct(s['top1'])} | {_pct(s['top3'])} | {_pct(s['top10'])} | {s['mrr']:.3f} | "
+            f"{_pct(s['top1_in_kb'])} | {_pct(s['top3_in_kb'])} | {_pct(s['top10_in_kb'])} | "
+            f"{s['mrr_in_kb']:.3f} |"
+        )
+    lines += [
+        "",
+        f"Latency p50 {summary['p50_s']:.3f} s, p95 {summary['p95_s']:.3f} s; "
+        f"{summary['cases_per_s']:.2f} cases/s.",
+        "",
+        "## Most frequent misses (gold not in top 10)",
+        "",
+    ]
+    misses = Counter(
+        ", ".join(r.gold_labels or r.gold) for r in records if r.in_kb and (r.rank is None or r.rank > 10)
+    )
+    lines += [f"- {label}: {n}" for label, n in misses.most_common(10)] or ["- none"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,240 @@
+"""Send every phenopacket case through the full engine and score the differential.
+
+Each case becomes a clinician-style vignette (phenotype labels, age, sex, "no …" for
+excluded findings) answered by both channels and the synthesis. Under the
+leave-publication-out protocol the engine is told to leave the case's own publications
+out, at retrieval time, for every piece of evidence and for the ranker. Results are
+written per case as they arrive, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from meddiag.errors import InputError, MedDiagError
+from meddiag.eval.baseline import baseline_index, baseline_rank
+from meddiag.eval.metrics import Report, report
+from meddiag.eval.phenopackets import Case, load_cases
+from meddiag.eval.questions import gold_match, vignette
+from meddiag.eval.report import render_markdown, summary_dict
+from meddiag.schema import AskResult, Channels
+
+if TYPE_CHECKING:
+    from meddiag.diagnosis.index import PhenotypeIndex
+    from meddiag.engine.api import Engine
+
+Protocol_ = Literal["leave-publication-out", "full"]
+Progress = Callable[[str, float], None]
+
+
+class EvalOptions(BaseModel):
+    path: Path
+    limit: int | None = None
+    seed: int = 0
+    protocol: Protocol_ = "leave-publication-out"
+    backend: str = "lightrag"
+    channels: Channels = "both"
+    baseline: bool = False
+    out_dir: Path | None = None
+    workers: int = 2
+    max_hops: int = 4
+
+    def fingerprint(self) -> str:
+        """Identifies runs whose per-case results may be reused when resuming."""
+        key = f"{self.path.resolve()}|{self.protocol}|{self.backend}|{self.channels}|{self.max_hops}"
+        return hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+class CaseRecord(BaseModel):
+    case_id: str
+    gold: list[str]
+    gold_labels: list[str] = Field(default_factory=list)
+    in_kb: bool
+    question: str
+    rank: int | None
+    top10: list[str]
+    seconds: float
+    baseline_rank: int | None = None
+    error: str | None = None
+    result: AskResult | None = None
+
+
+class EvalReport(BaseModel):
+    summary: dict[str, Any]
+    records: list[CaseRecord]
+    markdown: str
+
+
+@dataclass
+class _Gold:
+    """What the knowledge base knows that gold matching needs."""
+
+    known: frozenset[str]
+    equivalents: dict[str, list[str]]
+    baseline: PhenotypeIndex | None
+
+
+def _gold_context(engine: Engine, with_baseline: bool) -> _Gold:
+    graph = engine.kb.graph
+    known = frozenset(e.id for e in graph.iter_entities(["Disease"]))
+    equivalents: dict[str, list[str]] = {}
+    for rel in graph.iter_relations(["EQUIVALENT_TO"]):
+        equivalents.setdefault(rel.subject, []).append(rel.object)
+        equivalents.setdefault(rel.object, []).append(rel.subject)
+    index = None
+    if with_baseline:
+        from meddiag.knowledge.hpo import Ontology
+        from meddiag.knowledge.sources import packaged_sources
+
+        ontology = Ontology.from_obo(packaged_sources().hp_obo)
+        names = {e.id: e.name for e in graph.iter_entities(["Disease"])}
+        rels = graph.iter_relations(["HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE"])
+        index = baseline_index(ontology, rels, names)
+    return _Gold(known=known, equivalents=equivalents, baseline=index)
+
+
+def _rank_of(ids: list[str], gold: Iterable[str]) -> int | None:
+    wanted = set(gold)
+    for i, disease in enumerate(ids, 1):
+        if disease in wanted:
+            return i
+    return None
+
+
+def _sample(cases: list[Case], limit: int | None, seed: int) -> list[Case]:
+    if limit is None or limit >= len(cases):
+        return cases
+    return random.Random(seed).sample(cases, limit)
+
+
+def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> CaseRecord:
+    match = gold_match(case, gold.known, gold.equivalents)
+    excluded = case.sources if options.protocol == "leave-publication-out" else frozenset()
+    question = vignette(case)
+    start = time.perf_counter()
+    try:
+        result = engine.ask(
+            question, channels=options.channels, max_hops=options.max_hops, exclude_sources=excluded
+        )
+    except MedDiagError as err:
+        return CaseRecord(
+            case_id=case.id,
+            gold=match.ids,
+            gold_labels=case.disease_labels,
+            in_kb=match.in_kb,
+            question=question,
+            rank=None,
+            top10=[],
+            seconds=time.perf_counter() - start,
+            error=str(err),
+        )
+    seconds = time.perf_counter() - start
+    ranked = [d.id for d in result.synthesis.differential]
+    baseline = None
+    if gold.baseline is not None:
+        observed = [f.id for f in case.observed]
+        hits = baseline_rank(gold.baseline, observed, exclude_sources=excluded, top_k=100)
+        baseline = _rank_of([h.id for h in hits], match.ids)
+    return CaseRecord(
+        case_id=case.id,
+        gold=match.ids,
+        gold_labels=case.disease_labels,
+        in_kb=match.in_kb,
+        question=question,
+        rank=_rank_of(ranked, match.ids),
+        top10=ranked[:10],
+        seconds=seconds,
+        baseline_rank=baseline,
+        result=result,
+    )
+
+
+def _resume(path: Path, fingerprint: str) -> dict[str, CaseRecord]:
+    done: dict[str, CaseRecord] = {}
+    if not path.exists():
+        return done
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by an interruption: that case is simply run again
+            if row.get("fingerprint") == fingerprint:
+                done[row["record"]["case_id"]] = CaseRecord.model_validate(row["record"])
+    return done
+
+
+def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress | None = None) -> EvalReport:
+    """Answer every usable case, write per-case JSONL, a summary JSON and a Markdown report."""
+    loaded = load_cases(options.path)
+    cases = _sample(loaded.cases, options.limit, options.seed)
+    if not cases:
+        raise InputError(f"No usable phenopacket in {options.path} (skipped: {dict(loaded.skipped)}).")
+    gold = _gold_context(engine, options.baseline)
+    fingerprint = options.fingerprint()
+    out_file = options.out_dir / "cases.jsonl" if options.out_dir else None
+    done = _resume(out_file, fingerprint) if out_file else {}
+    todo = [c for c in cases if c.id not in done]
+    records: dict[str, CaseRecord] = dict(done)
+    started = time.perf_counter()
+    bar = _progress_bar(len(cases), len(done))
+    sink = out_file.open("a", encoding="utf-8") if out_file else None
+    if out_file:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
+            for record in pool.map(lambda c: _answer(engine, c, options, gold), todo):
+                records[record.case_id] = record
+                if sink:
+                    row = {
+                        "fingerprint": fingerprint,
+                        "record": record.model_dump(mode="json", by_alias=True),
+                    }
+                    sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    sink.flush()
+                bar.update(1)
+                if progress:
+                    progress(f"case {len(records)}/{len(cases)}", len(records) / len(cases))
+    finally:
+        bar.close()
+        if sink:
+            sink.close()
+    elapsed = time.perf_counter() - started
+    ordered = [records[c.id] for c in cases]
+    metrics: Report = report(
+        [r.rank for r in ordered],
+        [r.in_kb for r in ordered],
+        skipped=dict(loaded.skipped),
+        seconds=[r.seconds for r in ordered],
+    )
+    base = None
+    if options.baseline:
+        base = report([r.baseline_rank for r in ordered], [r.in_kb for r in ordered])
+    summary = summary_dict(
+        options,
+        metrics,
+        base,
+        cases_per_s=len(todo) / elapsed if todo and elapsed > 0 else 0.0,
+        errors=sum(1 for r in ordered if r.error),
+    )
+    markdown = render_markdown(summary, ordered)
+    if options.out_dir:
+        (options.out_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        (options.out_dir / "report.md").write_text(markdown, encoding="utf-8")
+    return EvalReport(summary=summary, records=ordered, markdown=markdown)
+
+
+def _progress_bar(total: int, initial: int) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, desc="eval", unit="case", leave=False)
