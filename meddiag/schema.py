@@ -253,6 +253,8 @@ class DifferentialEntry(Model):
     against: list[str] = Field(default_factory=list)
     channels: list[ChannelName] = Field(default_factory=list)
     citations: list[int] = Field(default_factory=list)
+    # Other catalogue ids of the same disease (ORPHA, MONDO …) whose evidence this row merges.
+    aliases: list[str] = Field(default_factory=list)
 
 
 class Agreement(Model):

@@ -37,6 +37,8 @@ class RankedEntity(Model):
     score: float
     for_: list[str] = Field(default_factory=list, alias="for")
     against: list[str] = Field(default_factory=list)
+    # Frequent features of the disease the patient is not reported to have (ranker's view).
+    absent: list[str] = Field(default_factory=list)
 
 
 class SubAnswer(Model):

@@ -56,6 +56,18 @@ class ReasoningResources:
         str, dict[str, list[str]]
     ]  # disease id -> predicate -> object ids (genes, inheritance, onset)
     timings: dict[str, float] = field(default_factory=dict)  # seconds per build stage
+    disease_ids: frozenset[str] = frozenset()  # ids of Disease entities (not MONDO classes)
+
+    def __post_init__(self) -> None:
+        # One row id per equivalence group (OMIM ↔ ORPHA ↔ MONDO), computed once: a ranking
+        # profile if the group has one, else the most widely cited catalogue id.
+        self._row_id: dict[str, str] = {}
+        for first, group in self.index.equivalents.items():
+            if first in self._row_id:
+                continue
+            row = min(group, key=self._row_preference)
+            for member in group:
+                self._row_id[member] = row
 
     # ------------------------------------------------------------------ construction
 
@@ -109,6 +121,7 @@ class ReasoningResources:
             ids_by_name=dict(ids_by_name),
             facts={d: dict(p) for d, p in facts.items()},
             timings=timings,
+            disease_ids=frozenset(disease_names),
         )
 
     @classmethod
@@ -193,13 +206,34 @@ class ReasoningResources:
         return list(self.ids_by_name.get(name_key(name), ()))
 
     def canonical_disease(self, disease_id: str) -> str:
-        """The ranking profile an id belongs to (an ORPHA or MONDO id maps to its OMIM profile)."""
+        """The one id its equivalence group is shown and ranked under.
+
+        A ranking profile stands for itself (two OMIM entries linked to one MONDO class stay
+        two diseases); any other id maps to its group's profile, else to the group's OMIM,
+        ORPHA, DECIPHER or MONDO id, in that order of preference.
+        """
         if disease_id in self.index.profile_index:
             return disease_id
-        for member in self.index.equivalents.get(disease_id, ()):
-            if member in self.index.profile_index:
-                return member
-        return disease_id
+        return self._row_id.get(disease_id, disease_id)
+
+    def is_known_disease(self, disease_id: str) -> bool:
+        """A disease the differential may list: a ranking profile or a Disease entity (not a MONDO class)."""
+        return disease_id in self.index.profile_index or disease_id in self.disease_ids
+
+    def aliases(self, disease_id: str) -> list[str]:
+        """The other catalogue ids of the disease a row stands for (not other ranking profiles)."""
+        return [
+            m
+            for m in self.index.equivalents.get(disease_id, ())
+            if m != disease_id and m not in self.index.profile_index
+        ]
+
+    def _row_preference(self, disease_id: str) -> tuple[int, int, str]:
+        prefix = disease_id.split(":", 1)[0]
+        rank = {"OMIM": 0, "ORPHA": 1, "DECIPHER": 2, "MONDO": 3}.get(prefix, 4)
+        if disease_id in self.index.profile_index:
+            return (0, rank, disease_id)
+        return (1 if self.is_known_disease(disease_id) else 2, rank, disease_id)
 
     def ic(self, term_id: str) -> float:
         """Information content of an HPO term (0 when the index does not know it)."""

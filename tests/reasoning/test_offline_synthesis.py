@@ -11,47 +11,19 @@ from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline import OfflineReasoner
 from meddiag.schema import (
     Citation,
-    KGEvidence,
     ParsedQuestion,
-    RelationalHop,
     RelationalResult,
-    SemanticHop,
     SemanticResult,
     Synthesis,
 )
 from tests.reasoning import world
+from tests.reasoning.pipeline import Run, run_pipeline
 
 VIGNETTE = "A 14-year-old boy with spider fingers, aortic root dilatation and tall stature. No intellectual disability."
 
 
-def _run(reasoner: OfflineReasoner, onto: Ontology, question: str = VIGNETTE):
-    """Both channels over the miniature KB, step by step, as the engine drives them."""
-    parsed = reasoner.parse_question(question)
-    sem_hops, sem_answers = [], {}
-    for i, q in enumerate(reasoner.plan_semantic(parsed, []), 1):
-        grounded, _unresolved = reasoner.ground(q, sem_answers)
-        kept = reasoner.filter_passages(grounded, world.passages(), parsed)
-        summary = reasoner.summarise_passages(grounded, kept)
-        sem_answers[i] = reasoner.answer_semantic(grounded, summary, kept, parsed)
-        sem_hops.append(SemanticHop(index=i, sub_query=q, grounded_query=grounded, passages=kept))
-    triples = [world.triple(r, onto) for r in world.relations()]
-    rel_hops, rel_answers = [], {}
-    for i, patterns in enumerate(reasoner.plan_relational(parsed, KGEvidence()), 1):
-        resolved, _ = reasoner.resolve(patterns, rel_answers)
-        kept, dropped = reasoner.filter_triples(resolved, triples, parsed)
-        rel_answers[i] = reasoner.answer_relational(resolved, kept, parsed)
-        rel_hops.append(
-            RelationalHop(
-                index=i, triple_queries=patterns, resolved_queries=resolved, triples=kept, dropped=dropped
-            )
-        )
-    return (
-        parsed,
-        SemanticResult(hops=sem_hops),
-        RelationalResult(hops=rel_hops),
-        list(sem_answers.values()),
-        list(rel_answers.values()),
-    )
+def _run(reasoner: OfflineReasoner, onto: Ontology, question: str = VIGNETTE) -> Run:
+    return run_pipeline(reasoner, onto, question)
 
 
 def _resolves(c: Citation, semantic: SemanticResult, relational: RelationalResult) -> bool:

@@ -1,0 +1,571 @@
+"""What every Graph RAG backend shares: the request, the retrieval steps, the result.
+
+A backend module reads top to bottom as its paper's algorithm and calls the steps here
+(vector searches, one-hop relations, exclusion, token budgets, conversion to the wire
+types) instead of repeating them. Backends hold no per-query state: each `retrieve`
+call builds a fresh `QueryScope`, so one instance may serve two threads at once.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, get_args
+
+import numpy as np
+
+from meddiag.backends.exclusion import visible_chunks, visible_hyperedges
+from meddiag.backends.formats import predicate_words
+from meddiag.errors import BackendError, InputError
+from meddiag.knowledge.model import Chunk, Entity, Hyperedge, Relation, visible
+from meddiag.schema import BackendName, KGEntity, KGTriple, RawContext, RetrievedItem, TextEvidence
+from meddiag.stores.base import GraphStore, VectorHit, VectorStore
+
+Mode = Literal["mix", "semantic", "relational"]
+MODES: tuple[str, ...] = get_args(Mode)
+
+# Longer input is refused rather than cut: a silently truncated vignette could lose the one
+# finding that decides the diagnosis. 8,000 characters hold a long clinical note.
+MAX_QUERY_CHARS = 8_000
+MAX_TOP_K = 200
+
+T = TypeVar("T")
+
+
+class Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class KnowledgeBaseView(Protocol):
+    """The part of `meddiag.knowledge.handle.KnowledgeBaseHandle` retrieval needs."""
+
+    @property
+    def vectors(self) -> VectorStore: ...
+    @property
+    def graph(self) -> GraphStore: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    def collection(self, name: str) -> str: ...
+
+
+# --------------------------------------------------------------------------- request
+
+
+@dataclass(frozen=True)
+class Keywords:
+    """Dual-level keywords: `low` names entities and findings, `high` names themes and relations.
+
+    The optional fields carry what `keywords.extract_keywords` already resolved, so the
+    backends need not look the names up again.
+    """
+
+    low: list[str]
+    high: list[str]
+    entity_ids: list[str] = field(default_factory=list)
+    predicates: list[str] = field(default_factory=list)
+    answer_type: str | None = None
+    negated: list[str] = field(default_factory=list)  # findings the query rules out
+
+
+@dataclass(frozen=True)
+class TokenBudgets:
+    """How much of each section a context may hold, in approximate tokens (words)."""
+
+    entities: int = 1_200
+    relations: int = 2_500
+    chunks: int = 2_500
+
+
+@dataclass(frozen=True)
+class RetrievalRequest:
+    query: str
+    keywords: Keywords
+    seeds: tuple[str, ...]
+    top_k: int
+    exclude: frozenset[str]
+    mode: Mode
+
+    @property
+    def wants_graph(self) -> bool:
+        return self.mode in ("mix", "relational")
+
+    @property
+    def wants_text(self) -> bool:
+        return self.mode in ("mix", "semantic")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A backend's answer before it is wrapped into a `RawContext`."""
+
+    text: str
+    items: list[RetrievedItem]
+
+
+def validate_request(query: str, top_k: int, mode: str) -> str:
+    """The stripped query, or an `InputError` a clinician can act on."""
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("The question is empty: type the patient's findings or a question.")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InputError(
+            f"The question is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are accepted. "
+            "Shorten it to the patient's findings and the question."
+        )
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise InputError(f"top_k must be between 1 and {MAX_TOP_K}, not {top_k}.")
+    if mode not in MODES:
+        raise InputError(f"Unknown retrieval mode {mode!r}; choose one of {', '.join(MODES)}.")
+    return query.strip()
+
+
+# --------------------------------------------------------------------------- timings
+
+
+class Stages:
+    """Milliseconds per named stage, summed when a stage runs more than once."""
+
+    def __init__(self) -> None:
+        self.ms: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name] = self.ms.get(name, 0.0) + (time.perf_counter() - start) * 1000.0
+
+
+# --------------------------------------------------------------------------- budgets
+
+
+def approx_tokens(text: str) -> int:
+    """Tokens approximated as whitespace-separated words (no tokenizer offline)."""
+    return len(text.split())
+
+
+def fit_budget(rows: Iterable[T], text: Callable[[T], str], budget: int) -> list[T]:
+    """The leading rows whose texts fit in `budget` tokens (LightRAG's truncate-by-tokens)."""
+    kept: list[T] = []
+    used = 0
+    for row in rows:
+        used += approx_tokens(text(row)) + 1
+        if used > budget:
+            break
+        kept.append(row)
+    return kept
+
+
+# --------------------------------------------------------------------------- hits
+
+
+@dataclass(frozen=True)
+class ScoredEntity:
+    entity: Entity
+    score: float
+    via: Literal["seed", "name", "vector", "relation", "hyperedge", "chunk", "path"]
+
+
+@dataclass(frozen=True)
+class ScoredRelation:
+    relation: Relation
+    score: float
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True)
+class ScoredHyperedge:
+    hyperedge: Hyperedge
+    score: float
+
+
+def _list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v for v in value.split("|") if v] if value else []
+    return [str(v) for v in value]
+
+
+def chunk_from_hit(hit: VectorHit) -> Chunk:
+    """A chunk record of the `chunks` collection back as a `Chunk`."""
+    extra = hit.extra
+    doc_id = str(extra.get("doc_id") or hit.id.rsplit("#", 1)[0])
+    return Chunk(
+        id=hit.id,
+        doc_id=doc_id,
+        title=str(extra.get("title", "")),
+        source=str(extra.get("source") or hit.kind or doc_id.split("/", 1)[0]),
+        position=int(extra.get("position", 0)),
+        text=hit.text,
+        entity_ids=_list(extra.get("entity_ids")),
+        sources=list(hit.sources),
+        generated=bool(extra.get("generated", False)),
+    )
+
+
+def hyperedge_from_hit(hit: VectorHit) -> Hyperedge:
+    return Hyperedge(
+        id=hit.id, text=hit.text, members=_list(hit.extra.get("members")), sources=list(hit.sources)
+    )
+
+
+def relation_keys_from_hit(hit: VectorHit) -> tuple[str, str, list[str]]:
+    """(subject, predicate, objects) of a `relationships` record.
+
+    A record states one relation (`id` = ``s|P|o``) or a group of one subject's relations
+    with one predicate (`extra["objects"]`); its fields name them, else its id does.
+    """
+    extra = hit.extra
+    if extra.get("subject") and (extra.get("objects") or extra.get("object")):
+        objects = [str(o) for o in extra.get("objects") or [extra["object"]]]
+        return str(extra["subject"]), str(extra.get("predicate") or hit.kind), objects
+    parts = hit.id.split("|")
+    if len(parts) != 3:
+        raise BackendError(
+            f"The relationship record {hit.id!r} names no subject, predicate and object; "
+            "rebuild the knowledge base."
+        )
+    return parts[0], parts[1], [parts[2]]
+
+
+# --------------------------------------------------------------------------- query scope
+
+# Entities with more relations than this are hubs: looked up from their neighbours' side.
+HUB_DEGREE = 400
+HUB_CHECKS = 150  # best-supported neighbours checked for links to hub start entities
+
+
+@dataclass
+class OneHop:
+    """Relations between start entities and the neighbours they reach."""
+
+    relations: dict[str, Relation] = field(default_factory=dict)
+    reached: dict[str, set[str]] = field(default_factory=dict)  # neighbour -> start entities
+    by_start: dict[str, dict[str, Relation]] = field(default_factory=dict)  # start -> neighbour -> relation
+
+    def add(self, rel: Relation, start: str) -> None:
+        far = rel.object if rel.subject == start else rel.subject
+        if far == start:
+            return
+        self.relations.setdefault(rel.key, rel)
+        self.reached.setdefault(far, set()).add(start)
+        self.by_start.setdefault(start, {}).setdefault(far, rel)
+
+    def ranked(self) -> list[str]:
+        """Neighbours reached from more start entities first (ties by id, for stable output)."""
+        return sorted(self.reached, key=lambda n: (-len(self.reached[n]), n))
+
+    def neighbours(self, start: str) -> dict[str, Relation]:
+        """The start entity's neighbours, one relation each."""
+        return self.by_start.get(start, {})
+
+
+class QueryScope:
+    """One query's view of the knowledge base: cached lookups with exclusion applied once.
+
+    Created per `retrieve` call and thrown away afterwards, so backends stay stateless.
+    """
+
+    def __init__(self, kb: KnowledgeBaseView, request: RetrievalRequest, stages: Stages) -> None:
+        self.kb = kb
+        self.request = request
+        self.stages = stages
+        self._vectors: dict[str, np.ndarray] = {}
+        self._relations: dict[tuple[str, tuple[str, ...] | None], list[Relation]] = {}
+        self._entities: dict[str, Entity | None] = {}
+        self._degrees: dict[str, int] = {}
+        self.cache: dict[tuple[str, str], Any] = {}  # per-query memo for derived lookups
+
+    @property
+    def exclude(self) -> frozenset[str]:
+        return self.request.exclude
+
+    # -- embeddings and vector search
+
+    @property
+    def low_text(self) -> str:
+        """What the low level searches for: the named entities and findings, else the query."""
+        return ", ".join(self.request.keywords.low) or self.request.query
+
+    @property
+    def high_text(self) -> str:
+        """What the high level searches for: the themes, anchored by the query itself."""
+        return " ".join([*self.request.keywords.high, self.request.query])
+
+    def vector(self, text: str) -> list[float]:
+        if text not in self._vectors:
+            # One embedding call for the texts every backend searches (each call has a fixed cost).
+            texts = list(dict.fromkeys([text, self.request.query, self.low_text, self.high_text]))
+            texts = [t for t in texts if t not in self._vectors]
+            with self.stages.stage("embed"):
+                vectors = np.asarray(self.kb.embedder.embed(texts), dtype=np.float32)
+            self._vectors.update(zip(texts, vectors, strict=True))
+        return self._vectors[text].tolist()
+
+    def search(
+        self, collection: str, text: str, top_k: int, kinds: Sequence[str] | None = None
+    ) -> list[VectorHit]:
+        if not text.strip() or top_k <= 0:
+            return []
+        vec = self.vector(text)
+        with self.stages.stage("vector_search"):
+            return self.kb.vectors.search(
+                self.kb.collection(collection), vec, top_k, kinds=kinds, exclude_sources=self.exclude
+            )
+
+    def entity_hits(self, text: str, top_k: int) -> list[ScoredEntity]:
+        hits = self.search("entities", text, top_k)
+        found = self.entities([h.id for h in hits])
+        return [ScoredEntity(found[h.id], h.score, "vector") for h in hits if h.id in found]
+
+    def relation_hits(self, text: str, top_k: int) -> list[ScoredRelation]:
+        """Relationship-vector search; each hit resolved to the stored, visible relations it states."""
+        out: list[ScoredRelation] = []
+        for hit in self.search("relationships", text, top_k):
+            subject, predicate, objects = relation_keys_from_hit(hit)
+            stated = set(objects)
+            by_object = {r.object: r for r in self.relations(subject, (predicate,)) if r.subject == subject}
+            out += [
+                ScoredRelation(by_object[o], hit.score) for o in objects if o in by_object and o in stated
+            ]
+        return out
+
+    def chunk_hits(self, text: str, top_k: int) -> list[ScoredChunk]:
+        """Chunk-vector search; generated chunks mixing excluded sources are re-rendered or dropped."""
+        hits = [ScoredChunk(chunk_from_hit(h), h.score) for h in self.search("chunks", text, top_k)]
+        with self.stages.stage("exclusion"):
+            return visible_chunks(hits, self)
+
+    def hyperedge_hits(self, text: str, top_k: int) -> list[ScoredHyperedge]:
+        hits = [
+            ScoredHyperedge(hyperedge_from_hit(h), h.score) for h in self.search("hyperedges", text, top_k)
+        ]
+        with self.stages.stage("exclusion"):
+            return visible_hyperedges(hits, self)
+
+    # -- graph lookups
+
+    def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
+        missing = [i for i in dict.fromkeys(ids) if i not in self._entities]
+        if missing:
+            with self.stages.stage("graph"):
+                found = self.kb.graph.get_many(missing)
+            for i in missing:
+                self._entities[i] = found.get(i)
+        return {i: e for i in ids if (e := self._entities.get(i)) is not None}
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self.entities([entity_id]).get(entity_id)
+
+    def relations(self, entity_id: str, predicates: Sequence[str] | None = None) -> list[Relation]:
+        """Visible relations touching `entity_id` (both directions)."""
+        key = (entity_id, tuple(predicates) if predicates else None)
+        if key not in self._relations:
+            with self.stages.stage("graph"):
+                rels = self.kb.graph.relations(entity_id, predicates=predicates, exclude_sources=self.exclude)
+            # Stores filter too; checking again keeps the guarantee independent of the store.
+            self._relations[key] = [r for r in rels if visible(r.sources, self.exclude)]
+        return self._relations[key]
+
+    def degree(self, entity_id: str) -> int:
+        if entity_id not in self._degrees:
+            with self.stages.stage("graph"):
+                self._degrees[entity_id] = self.kb.graph.degree(entity_id)
+        return self._degrees[entity_id]
+
+    def one_hop(self, start_ids: Sequence[str]) -> OneHop:
+        """The visible relations between the start entities and their neighbours, bounded on hubs.
+
+        A hub (degree above `HUB_DEGREE`, e.g. "Seizure" with ~2,500 diseases) is not
+        expanded: its relations to the neighbours the specific start entities reached are
+        looked up from those neighbours' own, short lists. Only when every start entity is
+        a hub are hub lists read in full.
+        """
+        key = ("one_hop", "\x00".join(start_ids))
+        if key in self.cache:
+            return self.cache[key]
+        starts = list(dict.fromkeys(start_ids))
+        hubs = [s for s in starts if self.degree(s) > HUB_DEGREE]
+        specific = [s for s in starts if s not in hubs] or hubs
+        hop = OneHop()
+        for sid in specific:
+            for rel in self.relations(sid):
+                hop.add(rel, sid)
+        hub_set = set(hubs) - set(specific)
+        if hub_set:
+            for far in hop.ranked()[:HUB_CHECKS]:
+                for rel in self.relations(far):
+                    near = rel.object if rel.subject == far else rel.subject
+                    if near in hub_set:
+                        hop.add(rel, near)
+        self.cache[key] = hop
+        return hop
+
+    def support(self, start_ids: Sequence[str], *, types: Sequence[str] | None = None) -> Counter[str]:
+        """For each neighbour of the start entities, how many start entities it touches.
+
+        The multi-finding signal every backend needs: a disease linked to five of the
+        query's findings outranks one linked to a single finding.
+        """
+        counts = Counter({far: len(near) for far, near in self.one_hop(start_ids).reached.items()})
+        if types is not None:
+            kinds = self.entities(counts)
+            counts = Counter({i: n for i, n in counts.items() if i in kinds and kinds[i].type in types})
+        return counts
+
+    # -- the usual first step: entities named by the low-level keywords
+
+    def low_level_entities(self, top_k: int) -> list[ScoredEntity]:
+        """Seeds first, then entities named exactly in the query, then the entity-vector search."""
+        req = self.request
+        ranked: dict[str, ScoredEntity] = {}
+        for eid, e in self.entities(req.seeds).items():
+            ranked[eid] = ScoredEntity(e, 2.0, "seed")
+        for eid, e in self.entities(req.keywords.entity_ids).items():
+            ranked.setdefault(eid, ScoredEntity(e, 1.5, "name"))
+        text = self.low_text
+        for hit in self.entity_hits(text, top_k):
+            ranked.setdefault(hit.entity.id, hit)
+        return list(ranked.values())[: max(top_k, len(req.seeds))]
+
+    # -- conversion to wire types
+
+    def names(self, ids: Iterable[str]) -> dict[str, str]:
+        found = self.entities(ids)
+        return {i: (found[i].name if i in found else i) for i in ids}
+
+
+def predicate_phrase(predicate: str) -> str:
+    return predicate_words(predicate)
+
+
+def describe_relation(rel: Relation, names: dict[str, str]) -> str:
+    """One readable sentence for a relation (our wording, facts from the KB)."""
+    subject, obj = names.get(rel.subject, rel.subject), names.get(rel.object, rel.object)
+    text = f"{subject} {predicate_phrase(rel.predicate)} {obj}"
+    if rel.frequency_label:
+        text += f" (frequency: {rel.frequency_label})"
+    return text
+
+
+def to_kg_entity(
+    entity: Entity, *, rank: float | None = None, level: Literal["high", "low"] | None = None
+) -> KGEntity:
+    description = entity.description or f"{entity.type} {entity.name}"
+    return KGEntity(
+        name=entity.name,
+        type=entity.type.lower(),
+        description=description,
+        rank=rank,
+        level=level,
+        id=entity.id,
+    )
+
+
+def to_kg_triple(
+    rel: Relation,
+    names: dict[str, str],
+    *,
+    rank: float | None = None,
+    level: Literal["high", "low"] | None = None,
+) -> KGTriple:
+    return KGTriple(
+        subject=names.get(rel.subject, rel.subject),
+        predicate=rel.predicate,
+        object=names.get(rel.object, rel.object),
+        description=describe_relation(rel, names),
+        keywords=predicate_phrase(rel.predicate),
+        weight=rel.frequency if rel.frequency is not None else 1.0,
+        rank=rank,
+        level=level,
+        subject_id=rel.subject,
+        object_id=rel.object,
+        provenance=list(rel.sources),
+    )
+
+
+def to_text_evidence(scored: ScoredChunk, ref_id: str) -> TextEvidence:
+    c = scored.chunk
+    return TextEvidence(
+        ref_id=ref_id,
+        doc_id=c.doc_id,
+        source=c.source,
+        title=c.title,
+        text=c.text,
+        provenance=list(c.sources),
+        score=round(float(scored.score), 4),
+    )
+
+
+def passages(chunks: Sequence[ScoredChunk], budget: int) -> list[TextEvidence]:
+    """Chunks as passages, best first, within the chunk budget."""
+    kept = fit_budget(chunks, lambda c: c.chunk.text, budget)
+    return [to_text_evidence(c, str(i)) for i, c in enumerate(kept)]
+
+
+# --------------------------------------------------------------------------- the backend
+
+
+class Backend(ABC):
+    """A Graph RAG retrieval strategy over the shared stores.
+
+    `retrieve` validates the request, extracts keywords when the caller gave none, runs the
+    backend's algorithm (`_retrieve`) in a fresh `QueryScope`, and records stage timings.
+    """
+
+    name: ClassVar[BackendName]
+
+    def __init__(self, kb: KnowledgeBaseView, budgets: TokenBudgets | None = None) -> None:
+        self.kb = kb
+        self.budgets = budgets or TokenBudgets()
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        keywords: Keywords | None = None,
+        seeds: Sequence[str] = (),
+        top_k: int = 20,
+        exclude_sources: frozenset[str] = frozenset(),
+        mode: Mode = "mix",
+    ) -> RawContext:
+        from meddiag.backends.keywords import extract_keywords
+
+        stages = Stages()
+        start = time.perf_counter()
+        query = validate_request(query, top_k, mode)
+        if keywords is None:
+            with stages.stage("keywords"):
+                keywords = extract_keywords(query, self.kb)
+        request = RetrievalRequest(
+            query=query,
+            keywords=keywords,
+            seeds=tuple(dict.fromkeys(s.strip() for s in seeds if s and s.strip())),
+            top_k=top_k,
+            exclude=frozenset(exclude_sources),
+            mode=mode,
+        )
+        scope = QueryScope(self.kb, request, stages)
+        rendered = self._retrieve(scope)
+        stages.ms["total"] = (time.perf_counter() - start) * 1000.0
+        return RawContext(
+            backend=self.name,
+            query=query,
+            text=rendered.text,
+            items=rendered.items,
+            timings={k: round(v, 3) for k, v in stages.ms.items()},
+        )
+
+    @abstractmethod
+    def _retrieve(self, scope: QueryScope) -> Rendered:
+        """The backend's algorithm: evidence gathered through `scope`, rendered in its upstream format."""

@@ -1,0 +1,271 @@
+"""The offline reasoner's semantic-channel steps: plan sub-queries, keep, summarise and answer from passages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from meddiag.knowledge.model import visible
+from meddiag.reasoning.base import RankedEntity, SubAnswer
+from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
+from meddiag.reasoning.offline_params import OfflineParams
+from meddiag.reasoning.resources import ReasoningResources
+from meddiag.reasoning.text_match import (
+    REF,
+    entity_kind,
+    intent,
+    link_cached,
+    query_words,
+    sentences,
+    text_words,
+)
+from meddiag.reasoning.wording import join_words
+from meddiag.schema import ParsedQuestion, SemanticHop, TextEvidence
+
+
+class SemanticSteps:
+    """Deterministic judgement over text passages; read-only, so thread-safe."""
+
+    def __init__(
+        self, resources: ReasoningResources, params: OfflineParams, evidence: EvidenceReader
+    ) -> None:
+        self.res = resources
+        self.params = params
+        self.ev = evidence
+
+    def plan(self, parsed: ParsedQuestion) -> list[str]:
+        names = [self.res.name(d) for d in parsed.diseases]
+        if parsed.kind == "genes" and names:
+            return [
+                f"Which genes are associated with {names[0]}?",
+                "Which other diseases are associated with #1?",
+            ]
+        if parsed.kind == "features" and names:
+            return [
+                f"What are the characteristic features of {names[0]}?",
+                f"Which genes and inheritance are reported for {names[0]}?",
+            ]
+        if parsed.kind == "compare" and len(names) >= 2:
+            return [
+                f"What are the characteristic features of {names[0]}?",
+                f"What are the characteristic features of {names[1]}?",
+                "Which features distinguish #1 from #2?",
+            ]
+        seen = observed(parsed)
+        if seen:
+            labels = [f.label.lower() for f in self.ev.informative(seen, self.params.plan_findings)]
+            return [
+                f"Which diseases present with {join_words(labels)}?",
+                "What are the characteristic features of #1?",
+                "Which genes and inheritance are reported for #1?",
+            ]
+        return [parsed.text]
+
+    def ground(self, sub_query: str, answers: dict[int, SubAnswer]) -> tuple[str, list[str]]:
+        unresolved: list[str] = []
+
+        def sub(m: re.Match[str]) -> str:
+            answer = answers.get(int(m.group(1)))
+            if answer is None or not answer.entities:
+                unresolved.append(m.group(0))
+                return m.group(0)
+            # Only entities of the kind the answer leads with (a features answer lists its disease first).
+            kind = entity_kind(answer.entities[0].id)
+            same = [e for e in answer.entities if entity_kind(e.id) == kind]
+            return join_words([e.name for e in same[: self.params.follow_candidates]], "or")
+
+        return REF.sub(sub, sub_query), list(dict.fromkeys(unresolved))
+
+    # ------------------------------------------------------------------ keeping passages
+
+    def _relevance(
+        self, p: TextEvidence, parsed: ParsedQuestion, words: set[str], wanted: set[str], seeks_disease: bool
+    ) -> float:
+        """2 × IC-weighted share of findings the passage covers + 1.5 if it is about a wanted disease
+        + the share of the sub-query's words it contains; halved for a passage that names no disease
+        when the sub-query asks for diseases (a term definition cannot answer "which diseases …")."""
+        terms = self.ev.passage_terms(p)
+        seen = observed(parsed)
+        total = sum(self.res.ic(f.hpo_id) for f in seen) or 1.0
+        finding_part = sum(self.ev.credit(f.hpo_id, terms) for f in seen) / total
+        word_part = len(words & text_words(f"{p.title} {p.text}")) / len(words) if words else 0.0
+        diseases = set(self.ev.passage_diseases(p))
+        entity_part = 1.0 if wanted & diseases else 0.0
+        score = 2.0 * finding_part + 1.5 * entity_part + word_part
+        return score * 0.5 if seeks_disease and not diseases else score
+
+    def filter(
+        self, sub_query: str, passages: list[TextEvidence], parsed: ParsedQuestion
+    ) -> list[TextEvidence]:
+        hidden = frozenset(parsed.exclude_sources)
+        words = query_words(sub_query)
+        named = [*parsed.diseases, *link_cached(self.res.linker, sub_query).disease_ids]
+        wanted = {self.res.canonical_disease(d) for d in named}
+        seeks_disease = intent(sub_query) in ("diseases", "distinguish")
+        scored = [
+            (self._relevance(p, parsed, words, wanted, seeks_disease), i, p)
+            for i, p in enumerate(passages)
+            if visible(p.provenance, hidden)
+        ]
+        kept = sorted((s for s in scored if s[0] >= 0.34), key=lambda s: (-s[0], s[1]))
+        return [p for _, _, p in kept[: self.params.keep_passages]]
+
+    def summarise(self, sub_query: str, passages: list[TextEvidence]) -> str:
+        if not passages:
+            return "No passage relevant to this sub-query was retrieved."
+        words = query_words(sub_query)
+        candidates: list[tuple[float, int, str]] = []
+        for i, p in enumerate(passages):
+            for k, sentence in enumerate(sentences(p.text)):
+                overlap = len(words & text_words(sentence)) / (len(words) or 1)
+                linked = len(link_cached(self.res.linker, sentence).findings)
+                score = overlap + 0.1 * min(linked, 5) - 0.01 * k
+                candidates.append((score, i, f"{sentence.strip()} [{p.doc_id or p.ref_id}]"))
+        best = sorted(candidates, key=lambda c: (-c[0], c[1]))[: self.params.summary_sentences]
+        return " ".join(text for _, _, text in best)
+
+    # ------------------------------------------------------------------ answering
+
+    def text_ranking(self, passages: Sequence[TextEvidence], parsed: ParsedQuestion) -> list[RankedEntity]:
+        """Diseases the passages are about, scored by the IC-weighted share of findings their text covers.
+
+        A passage's findings count for the disease it is about, not for every disease it
+        names; "for" lists only findings its passages state (exactly or as a near relative in
+        HPO), "against" the excluded findings they state.
+        """
+        seen = observed(parsed)
+        absent = excluded(parsed)
+        total = sum(self.res.ic(f.hpo_id) for f in seen) or 1.0
+        best: dict[str, dict[str, float]] = {}
+        support: dict[str, dict[str, None]] = {}
+        against: dict[str, dict[str, float]] = {}
+        for p in passages:
+            terms, denied = self.ev.passage_findings(p)
+            for d in self.ev.passage_subjects(p):
+                row = best.setdefault(d, {})
+                backed = support.setdefault(d, {})
+                bad = against.setdefault(d, {})
+                for f in seen:
+                    row[f.label] = max(row.get(f.label, 0.0), self.ev.credit(f.hpo_id, terms))
+                    if self.ev.supports(f.hpo_id, terms):
+                        backed[f.label] = None
+                    elif f.hpo_id in denied:  # the passage says the disease does not show it
+                        bad[f.label] = max(bad.get(f.label, 0.0), self.res.ic(f.hpo_id))
+                for f in absent:
+                    if self.ev.supports(f.hpo_id, terms):
+                        bad[f.label] = max(bad.get(f.label, 0.0), self.ev.credit(f.hpo_id, terms))
+        out: list[RankedEntity] = []
+        for d, row in best.items():
+            score = (sum(row.values()) - 0.5 * sum(against[d].values())) / total
+            out.append(
+                RankedEntity(
+                    id=d,
+                    name=self.res.name(d),
+                    score=round(score, 4),
+                    for_=[f.label for f in seen if f.label in support[d]],
+                    against=list(against[d]),
+                )
+            )
+        out.sort(key=lambda e: (-e.score, e.id))
+        return out[: self.params.answer_size]
+
+    def answer(
+        self, sub_query: str, summary: str, passages: list[TextEvidence], parsed: ParsedQuestion
+    ) -> SubAnswer:
+        if not passages:
+            return SubAnswer(
+                text="No retrieved passage addresses this sub-query.", entities=[], channel="semantic"
+            )
+        wants = intent(sub_query)
+        if wants == "genes":
+            return self._gene_answer(passages)
+        if wants == "features" and not observed(parsed):
+            return self._feature_answer(sub_query, passages)
+        ranked = self.text_ranking(passages, parsed)
+        if not observed(parsed):
+            # No patient findings to match: the diseases the passages are about, in passage order.
+            about = list(dict.fromkeys(d for p in passages for d in self.ev.passage_diseases(p)))
+            ranked = [RankedEntity(id=d, name=self.res.name(d), score=0.0) for d in about]
+        if not ranked:
+            return SubAnswer(text="The kept passages name no disease.", entities=[], channel="semantic")
+        top = ranked[: self.params.follow_candidates]
+        parts = [
+            f"{e.name} (covers {join_words([x.lower() for x in e.for_]) or 'none of the findings'})"
+            for e in top
+        ]
+        text = f"Passages most consistent with the findings: {'; '.join(parts)}."
+        if wants == "distinguish" and len(top) >= 2:
+            text += " " + self._distinguish_sentence(top[0].id, top[1].id)
+        return SubAnswer(text=text, entities=ranked, channel="semantic")
+
+    def _gene_answer(self, passages: Sequence[TextEvidence]) -> SubAnswer:
+        genes: list[str] = []
+        for p in passages:
+            for g in link_cached(self.res.linker, p.text).genes:
+                if g not in genes:
+                    genes.append(g)
+        if not genes:
+            return SubAnswer(text="The kept passages name no gene.", entities=[], channel="semantic")
+        entities = []
+        for k, g in enumerate(genes[: self.params.answer_size]):
+            gid = next((i for i in self.res.lookup(g) if i.startswith("NCBIGene:")), g)
+            entities.append(RankedEntity(id=gid, name=g, score=round(1.0 / (k + 1), 4)))
+        return SubAnswer(
+            text=f"Genes named in the passages: {join_words(genes[:10])}.",
+            entities=entities,
+            channel="semantic",
+        )
+
+    def _feature_answer(self, sub_query: str, passages: Sequence[TextEvidence]) -> SubAnswer:
+        """Features the passages describe; the answer leads with the disease the sub-query names."""
+        counts: dict[str, int] = {}
+        for p in passages:
+            for f in link_cached(self.res.linker, p.text).findings:
+                if not f.excluded:
+                    counts[f.hpo_id] = counts.get(f.hpo_id, 0) + 1
+        named = [
+            row
+            for d in link_cached(self.res.linker, sub_query).disease_ids
+            if (row := self.ev.disease_row(d)) is not None
+        ]
+        diseases = list(dict.fromkeys(named)) or list(
+            dict.fromkeys(d for p in passages for d in self.ev.passage_diseases(p))
+        )
+        ranked = sorted(counts, key=lambda t: (-counts[t], -self.res.ic(t)))[: self.params.answer_size]
+        labels = [self.res.ontology.label(t).lower() for t in ranked]
+        entities = [RankedEntity(id=d, name=self.res.name(d), score=0.0) for d in diseases]
+        entities += [
+            RankedEntity(id=t, name=self.res.ontology.label(t), score=float(counts[t])) for t in ranked
+        ]
+        subject = self.res.name(diseases[0]) if diseases else "the disease"
+        text = f"Features the passages describe for {subject}: {join_words(labels) or 'none recognised'}."
+        return SubAnswer(text=text, entities=entities, channel="semantic")
+
+    def _distinguish_sentence(self, a: str, b: str) -> str:
+        fa = set(self.ev.features_of(a))
+        fb = set(self.ev.features_of(b))
+        only_a = sorted(fa - fb, key=lambda t: -self.res.ic(t))[:3]
+        only_b = sorted(fb - fa, key=lambda t: -self.res.ic(t))[:3]
+        label = self.res.ontology.label
+        return (
+            f"{self.res.name(a)} alone is annotated with {join_words([label(t).lower() for t in only_a]) or 'no distinct feature'}; "
+            f"{self.res.name(b)} alone with {join_words([label(t).lower() for t in only_b]) or 'no distinct feature'}."
+        )
+
+    def draft_logic(self, hop: SemanticHop, parsed: ParsedQuestion) -> list[str]:
+        steps = [f"Sub-query {hop.index}: {hop.grounded_query}"]
+        if hop.unresolved:
+            steps.append(f"Unresolved references {', '.join(hop.unresolved)}: no earlier answer to point to.")
+        docs = [p.doc_id or p.ref_id for p in hop.passages]
+        steps.append(
+            f"Kept {len(docs)} passage(s) that mention the findings or the sub-query's terms: {', '.join(docs[:6])}."
+        )
+        wanted = {f.label.lower() for f in observed(parsed)}
+        for p in hop.passages[:3]:
+            named = [f.label.lower() for f in link_cached(self.res.linker, p.text).findings if not f.excluded]
+            shared = sorted(set(named) & wanted)
+            if shared:
+                steps.append(f"{p.doc_id or p.ref_id} describes {join_words(shared)}.")
+        if hop.sub_answer:
+            steps.append(f"Therefore: {hop.sub_answer}")
+        return steps

@@ -1,0 +1,82 @@
+"""Reading sub-queries, passages and SPO slots: what they ask for, name and point to."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from meddiag.diagnosis.linking import LinkedText, PhraseLinker, tokenize
+
+REF = re.compile(r"#(\d+)\b")
+PLACEHOLDER = re.compile(r"^Entity#(\d+)$")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(])")
+DOC_DISEASE = re.compile(r"^(?:profile|mondo|user)/((?:OMIM|ORPHA|DECIPHER|MONDO):[\w.]+)")
+DISEASE_PREFIXES: tuple[str, ...] = ("OMIM:", "ORPHA:", "DECIPHER:", "MONDO:")
+STOP = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the and or of in on at to for from by with which what who is are was were be do does how "
+        "that this these those its their reported present presents characteristic",
+    )
+)
+
+
+def is_disease(entity_id: str) -> bool:
+    return entity_id.startswith(DISEASE_PREFIXES)
+
+
+def entity_kind(entity_id: str) -> str:
+    """disease / phenotype / gene / other, from the id's prefix."""
+    if is_disease(entity_id):
+        return "disease"
+    return {"HP": "phenotype", "NCBIGene": "gene"}.get(entity_id.split(":", 1)[0], "other")
+
+
+def normalise_predicate(predicate: str) -> str:
+    """``has phenotype`` / ``HAS_PHENOTYPE`` / ``has-phenotype`` → ``HAS_PHENOTYPE``."""
+    return re.sub(r"[^A-Z]+", "_", predicate.upper()).strip("_")
+
+
+def is_open_slot(slot: str) -> bool:
+    """A slot still to be found: ``?`` or an unresolved placeholder."""
+    s = slot.strip()
+    return s in ("?", "") or s.startswith("Entity#")
+
+
+def doc_disease(doc_id: str) -> str | None:
+    """The disease a generated document is about (``profile/OMIM:154700`` → ``OMIM:154700``)."""
+    m = DOC_DISEASE.match(doc_id)
+    return m.group(1) if m else None
+
+
+@lru_cache(maxsize=4096)
+def link_cached(linker: PhraseLinker, text: str) -> LinkedText:
+    """Passages recur across hops and steps; link each text once."""
+    return linker.link(text)
+
+
+def query_words(text: str) -> set[str]:
+    """The content words of a sub-query (normalised, stop words and short words left out)."""
+    return {t.norm for t in tokenize(text) if t.lower not in STOP and len(t.norm) > 2}
+
+
+@lru_cache(maxsize=4096)
+def text_words(text: str) -> frozenset[str]:
+    """The normalised words of a text; cached because every sub-query rescans the same passages."""
+    return frozenset(t.norm for t in tokenize(text))
+
+
+def sentences(text: str) -> list[str]:
+    return SENTENCE.split(text.strip())
+
+
+def intent(sub_query: str) -> str:
+    """What a sub-query asks for: distinguish / genes / features / diseases."""
+    q = sub_query.lower()
+    if re.search(r"\b(distinguish|differ|versus|compare)\w*", q):
+        return "distinguish"
+    if re.search(r"\bgenes?\b|inheritance", q):
+        return "genes"
+    if re.search(r"\b(features?|symptoms?|signs?|characteristic|manifestations?)\b", q):
+        return "features"
+    return "diseases"
