@@ -188,9 +188,9 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     records: dict[str, CaseRecord] = dict(done)
     started = time.perf_counter()
     bar = _progress_bar(len(cases), len(done))
-    sink = out_file.open("a", encoding="utf-8") if out_file else None
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
+    sink = out_file.open("a", encoding="utf-8") if out_file else None
     try:
         with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
             for record in pool.map(lambda c: _answer(engine, c, options, gold), todo):

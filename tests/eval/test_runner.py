@@ -1,0 +1,95 @@
+"""End-to-end evaluation of a handful of fixture phenopackets through the full engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from meddiag.config import Settings
+from meddiag.knowledge.assemble import assemble_kb
+from meddiag.knowledge.build import build_knowledge_base
+from meddiag.service import MedDiagService
+from tests.fixtures.sources import AORTIC_ROOT, ECTOPIA_LENTIS, HYPERMOBILITY, LDS, SEIZURE, tiny_sources
+
+
+def _packet(case_id: str, pmid: str, observed: list[str], excluded: list[str], disease: str | None) -> str:
+    features = [{"type": {"id": t, "label": t}} for t in observed]
+    features += [{"type": {"id": t, "label": t}, "excluded": True} for t in excluded]
+    packet: dict = {
+        "id": case_id,
+        "subject": {"id": case_id, "sex": "FEMALE", "timeAtLastEncounter": {"age": {"iso8601duration": "P12Y"}}},
+        "phenotypicFeatures": features,
+        "metaData": {"externalReferences": [{"id": pmid}]},
+    }
+    if disease:
+        packet["interpretations"] = [{"id": "i", "diagnosis": {"disease": {"id": disease, "label": "LDS"}}}]
+    return json.dumps(packet)
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> MedDiagService:
+    home = tmp_path_factory.mktemp("eval-home")
+    settings = Settings(home=home, profile="demo", llm_base_url="", llm_model="", neo4j_uri="", milvus_uri="")
+    build_knowledge_base(settings, kb=assemble_kb(tiny_sources(home / "sources"), "full"))
+    svc = MedDiagService(settings)
+    yield svc
+    svc.close()
+
+
+@pytest.fixture
+def cases(tmp_path: Path) -> Path:
+    lines = [
+        # LDS facts rest on PMID:4 only: a case from another paper keeps them ...
+        _packet("other-paper", "PMID:99", [AORTIC_ROOT, HYPERMOBILITY], [SEIZURE], LDS),
+        # ... a case from PMID:4 itself must not see them under leave-publication-out.
+        _packet("own-paper", "PMID:4", [AORTIC_ROOT, HYPERMOBILITY, ECTOPIA_LENTIS], [], LDS),
+        "{not json",
+        _packet("no-diagnosis", "PMID:98", [AORTIC_ROOT], [], None),
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagService, cases: Path) -> None:
+    report = service.evaluate(cases, baseline=True)
+    s = report.summary
+    for key in (
+        "protocol", "n", "in_kb", "skipped", "top1", "top3", "top10", "mrr", "top1_in_kb", "top3_in_kb",
+        "top10_in_kb", "mrr_in_kb", "cases_per_s", "p50_s", "p95_s", "baseline",
+    ):  # fmt: skip
+        assert key in s, key
+    assert s["n"] == 2 and s["in_kb"] == 2
+    assert s["skipped"] == {"malformed": 1, "no_diagnosis": 1}
+    assert set(s["baseline"]) >= {"top1", "top10", "mrr", "top1_in_kb"}
+
+
+def test_leave_publication_out_hides_the_case_own_paper(service: MedDiagService, cases: Path) -> None:
+    lpo = {r.case_id: r for r in service.evaluate(cases, protocol="leave-publication-out").records}
+    full = {r.case_id: r for r in service.evaluate(cases, protocol="full").records}
+    assert full["own-paper"].rank == 1
+    assert lpo["other-paper"].rank == 1
+    hidden = lpo["own-paper"].result
+    assert hidden is not None and hidden.excluded_sources == ["PMID:4"]
+    # Every LDS phenotype fact rests on PMID:4 alone: none may reach either channel or a citation.
+    triples = [t for hop in hidden.relational.hops for t in hop.triples]
+    assert triples and all(set(t.provenance) - {"PMID:4"} for t in triples if t.provenance)
+    assert all("PMID:4" not in c.provenance for c in hidden.synthesis.citations)
+    passages = [p for hop in hidden.semantic.hops for p in hop.passages]
+    assert all("PMID:4" not in p.provenance for p in passages)
+    # Only text that does not rest on the paper (MONDO's description) can still name LDS.
+    assert lpo["own-paper"].rank is None or lpo["own-paper"].rank >= full["own-paper"].rank
+
+
+def test_a_run_writes_cases_summary_report_and_resumes(service: MedDiagService, cases: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    first = service.evaluate(cases, out_dir=out)
+    assert (out / "summary.json").is_file() and (out / "report.md").is_file()
+    lines = (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    second = service.evaluate(cases, out_dir=out)
+    assert (out / "cases.jsonl").read_text(encoding="utf-8").splitlines() == lines  # nothing re-run
+    assert second.summary["top1"] == first.summary["top1"]
+    assert "MedDiag evaluation" in second.markdown
