@@ -26,7 +26,9 @@ class Settings(BaseSettings):
     profile: Literal["demo", "full"] = "demo"
     embedder: str = "lsa-256"
 
-    milvus_uri: str = Field(default="", description="Empty: Milvus Lite file under home; http(s)://: a server.")
+    milvus_uri: str = Field(
+        default="", description="Empty: Milvus Lite file under home; http(s)://: a server."
+    )
     milvus_token: SecretStr = SecretStr("")
 
     neo4j_uri: str = ""

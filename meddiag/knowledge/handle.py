@@ -1,0 +1,125 @@
+"""Opening a built knowledge base: its manifest, vector store, graph store and embedder together.
+
+One handle per process is the caller's job (the UI caches it). A second process opening the
+same Milvus Lite file is refused with `StoreLocked`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+from meddiag.config import Settings, get_settings
+from meddiag.errors import EmbedderMismatch, KnowledgeBaseMissing, KnowledgeBaseStale, MedDiagError
+from meddiag.knowledge.manifest import SCHEMA_VERSION, Manifest, read_manifest
+from meddiag.stores.base import GraphStore, VectorStore
+from meddiag.stores.embedders import Embedder, load_embedder
+from meddiag.stores.factory import open_local_graph, open_neo4j, open_vector_store, vector_store_kind
+from meddiag.stores.local_graph import GRAPH_FILE
+
+MISSING = "No knowledge base yet — run `meddiag build` or open the app to build it."
+
+
+class KnowledgeBaseHandle:
+    """An open knowledge base. Close it (or use it as a context manager) to release its stores."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        manifest: Manifest,
+        vectors: VectorStore,
+        graph: GraphStore,
+        embedder: Embedder,
+    ) -> None:
+        self.settings = settings
+        self.manifest = manifest
+        self.vectors = vectors
+        self.graph = graph
+        self.embedder = embedder
+        self._closed = False
+
+    @property
+    def kb_dir(self) -> Path:
+        return self.settings.kb_dir
+
+    def collection(self, name: str) -> str:
+        """The physical Milvus collection behind a logical name (`chunks`, `entities`, ...)."""
+        try:
+            return self.manifest.collections[name]
+        except KeyError as err:
+            known = ", ".join(sorted(self.manifest.collections))
+            raise MedDiagError(f"The knowledge base has no {name!r} collection (it has {known}).") from err
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.vectors.close()
+        self.graph.close()
+
+    def __enter__(self) -> KnowledgeBaseHandle:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def _check_compatible(manifest: Manifest, settings: Settings) -> None:
+    if manifest.schema_version != SCHEMA_VERSION:
+        raise KnowledgeBaseStale(
+            f"The knowledge base was built by another MedDiag version (layout {manifest.schema_version}, "
+            f"expected {SCHEMA_VERSION}); rebuild it with `meddiag build --force`."
+        )
+    if manifest.embedder.name != settings.embedder:
+        raise EmbedderMismatch(
+            f"The knowledge base was indexed with the '{manifest.embedder.name}' embedder but "
+            f"'{settings.embedder}' is configured; set MEDDIAG_EMBEDDER back or rebuild with "
+            "`meddiag build --force`."
+        )
+    if manifest.vector_store != vector_store_kind(settings) or (
+        settings.uses_milvus_server and manifest.milvus_uri != settings.milvus_uri
+    ):
+        where = manifest.milvus_uri or "its Milvus Lite file"
+        raise KnowledgeBaseStale(
+            f"The knowledge base's vectors live in {where}, but another Milvus is configured now; "
+            "rebuild with `meddiag build --force` or restore MEDDIAG_MILVUS_URI."
+        )
+    if settings.uses_neo4j and (manifest.graph_store != "neo4j" or manifest.neo4j_uri != settings.neo4j_uri):
+        raise KnowledgeBaseStale(
+            "Neo4j is configured but this knowledge base's graph was not written there; "
+            "rebuild with `meddiag build --force` to fill it."
+        )
+
+
+def open_knowledge_base(settings: Settings | None = None) -> KnowledgeBaseHandle:
+    """Open the built knowledge base of the configured profile.
+
+    Raises `KnowledgeBaseMissing` when none was built, `KnowledgeBaseStale` / `EmbedderMismatch`
+    when it cannot be read with the current configuration, `StoreLocked` when another process
+    holds its Milvus Lite file, and `StoreUnavailable` when a server cannot be reached.
+    """
+    settings = settings or get_settings()
+    kb_dir = settings.kb_dir
+    manifest = read_manifest(kb_dir)
+    if manifest is None:
+        raise KnowledgeBaseMissing(MISSING)
+    _check_compatible(manifest, settings)
+    embedder = load_embedder(kb_dir, settings.embedder)
+    if embedder.fingerprint != manifest.embedder.fingerprint:
+        raise EmbedderMismatch(
+            "The embedder saved with the knowledge base does not match its index; rebuild with "
+            "`meddiag build --force`."
+        )
+    if not settings.uses_neo4j and not (kb_dir / GRAPH_FILE).is_file():
+        raise KnowledgeBaseStale(
+            f"The knowledge graph file is missing from {kb_dir}; rebuild the knowledge base."
+        )
+    vectors = open_vector_store(settings, kb_dir)
+    try:
+        graph: GraphStore = open_neo4j(settings) if settings.uses_neo4j else open_local_graph(kb_dir)
+    except BaseException:
+        vectors.close()
+        raise
+    return KnowledgeBaseHandle(settings, manifest, vectors, graph, embedder)

@@ -1,0 +1,255 @@
+"""Milvus vector collections: a Milvus Lite file by default, a Milvus server by http(s) URI.
+
+Both go through `pymilvus.MilvusClient`, so the code path is the same; only opening and
+closing differ (a Lite file is served in-process and locked against other processes).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pymilvus import DataType, MilvusClient, MilvusException
+
+from meddiag.errors import MedDiagError, StoreLocked, StoreUnavailable
+from meddiag.knowledge.model import visible
+from meddiag.stores.base import VectorHit, VectorRecord
+
+log = logging.getLogger(__name__)
+
+# Milvus field limits: VARCHAR counts bytes; an ARRAY holds at most 4096 elements.
+MAX_TEXT_BYTES = 60_000
+MAX_ID_BYTES = 512
+MAX_KIND_BYTES = 128
+MAX_SOURCES = 4096
+MAX_SOURCE_BYTES = 128
+INSERT_BATCH = 1000
+LITE_FLUSH_ROWS = 50_000
+# Milvus refuses a search limit above this.
+MAX_SEARCH_LIMIT = 16_384
+OUTPUT_FIELDS = ["text", "kind", "sources", "extra"]
+LITE_LOCK_FILE = "LOCK"  # the file Milvus Lite flocks inside its data directory
+
+
+def _clip(text: str, max_bytes: int) -> str:
+    raw = text.encode("utf-8")
+    if len(raw) <= max_bytes:
+        return text
+    return raw[:max_bytes].decode("utf-8", errors="ignore")
+
+
+def _as_floats(vector: Sequence[float]) -> list[float]:
+    # ndarray.tolist() is one C call; a per-element float() loop costs more than the insert.
+    return vector.tolist() if isinstance(vector, np.ndarray) else [float(x) for x in vector]
+
+
+def _literal_list(values: Iterable[str]) -> str:
+    """A Milvus expression list literal; JSON string escaping is what Milvus parses."""
+    return json.dumps(sorted(values), ensure_ascii=False)
+
+
+def _lite_file_is_locked(path: Path) -> bool:
+    lock = path / LITE_LOCK_FILE
+    if not lock.exists():
+        return False
+    with lock.open("a") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return False
+
+
+class MilvusVectorStore:
+    """`VectorStore` over `pymilvus.MilvusClient`; `uri` is a Lite path or an http(s) server URI."""
+
+    def __init__(self, uri: str | Path, *, token: str = "", timeout_s: float = 5.0) -> None:
+        self.uri = str(uri)
+        self.is_lite = not self.uri.startswith(("http://", "https://"))
+        self._loaded: set[str] = set()
+        self._unflushed: dict[str, int] = {}
+        if self.is_lite:
+            Path(self.uri).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._client = MilvusClient(uri=self.uri, token=token, timeout=timeout_s)
+        except MilvusException as err:
+            raise self._open_error(err) from err
+
+    def _open_error(self, err: Exception) -> StoreUnavailable:
+        if self.is_lite:
+            path = Path(self.uri)
+            if _lite_file_is_locked(path):
+                return StoreLocked(
+                    "Milvus Lite",
+                    f"another MedDiag process holds the vector index {path}; close the other app or "
+                    "command, or point MEDDIAG_HOME elsewhere",
+                )
+            return StoreUnavailable("Milvus Lite", f"cannot open the vector index {path}: {err}")
+        return StoreUnavailable(
+            "Milvus server",
+            f"cannot reach {self.uri} ({err}); check MEDDIAG_MILVUS_URI and that it is running",
+        )
+
+    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run a client call; Milvus failures become `StoreUnavailable` naming the operation."""
+        try:
+            return fn(*args, **kwargs)
+        except MilvusException as err:
+            store = "Milvus Lite" if self.is_lite else "Milvus server"
+            raise StoreUnavailable(store, f"{what} failed: {err}") from err
+
+    # ------------------------------------------------------------------ writing
+
+    def create(self, collection: str, dim: int) -> None:
+        if self._call("checking a collection", self._client.has_collection, collection):
+            raise MedDiagError(f"The vector collection {collection!r} already exists; drop it first.")
+        schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=MAX_ID_BYTES)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+        schema.add_field("text", DataType.VARCHAR, max_length=65_535)
+        schema.add_field("kind", DataType.VARCHAR, max_length=MAX_KIND_BYTES)
+        schema.add_field(
+            "sources",
+            DataType.ARRAY,
+            element_type=DataType.VARCHAR,
+            max_capacity=MAX_SOURCES,
+            max_length=MAX_SOURCE_BYTES,
+        )
+        schema.add_field("extra", DataType.JSON)
+        index = self._client.prepare_index_params()
+        index.add_index(field_name="vector", index_type="AUTOINDEX", metric_type="COSINE")
+        self._call(
+            f"creating collection {collection}",
+            self._client.create_collection,
+            collection,
+            schema=schema,
+            index_params=index,
+        )
+        self._loaded.add(collection)
+
+    @staticmethod
+    def _row(record: VectorRecord) -> dict[str, Any]:
+        # Past 4096 sources a record is visible under any realistic exclusion anyway.
+        sources = [_clip(s, MAX_SOURCE_BYTES) for s in record.sources[:MAX_SOURCES]]
+        return {
+            "id": _clip(record.id, MAX_ID_BYTES),
+            "vector": _as_floats(record.vector),
+            "text": _clip(record.text, MAX_TEXT_BYTES),
+            "kind": _clip(record.kind, MAX_KIND_BYTES),
+            "sources": sources,
+            "extra": record.extra,
+        }
+
+    def insert(self, collection: str, records: Iterable[VectorRecord]) -> int:
+        total = 0
+        iterator: Iterator[VectorRecord] = iter(records)
+        while batch := list(islice(iterator, INSERT_BATCH)):
+            self._call(
+                f"writing to {collection}", self._client.insert, collection, [self._row(r) for r in batch]
+            )
+            total += len(batch)
+            self._unflushed[collection] = self._unflushed.get(collection, 0) + len(batch)
+            if self.is_lite and self._unflushed[collection] >= LITE_FLUSH_ROWS:
+                # Milvus Lite holds unflushed rows as Python objects (~20 KB each at 256 dims).
+                self.finish(collection)
+        return total
+
+    def finish(self, collection: str) -> None:
+        # Until flushed, Milvus Lite scans unsealed rows (~1.4 s/query); afterwards the index answers.
+        self._call(f"indexing {collection}", self._client.flush, collection)
+        self._unflushed[collection] = 0
+
+    # ------------------------------------------------------------------ reading
+
+    def _ensure_loaded(self, collection: str) -> None:
+        if collection not in self._loaded:
+            # A collection reopened from disk or on a server must be loaded before it is searched.
+            self._call(f"loading {collection}", self._client.load_collection, collection)
+            self._loaded.add(collection)
+
+    def _search(self, collection: str, vector: list[float], limit: int, expr: str) -> list[VectorHit]:
+        results = self._call(
+            f"searching {collection}",
+            self._client.search,
+            collection,
+            [vector],
+            filter=expr,
+            limit=min(limit, MAX_SEARCH_LIMIT),
+            output_fields=OUTPUT_FIELDS,
+        )
+        hits = []
+        for hit in results[0]:
+            entity = hit["entity"]
+            hits.append(
+                VectorHit(
+                    id=str(hit["id"]),
+                    score=float(hit["distance"]),
+                    text=entity["text"],
+                    kind=entity["kind"],
+                    sources=tuple(entity.get("sources") or ()),
+                    extra=dict(entity.get("extra") or {}),
+                )
+            )
+        return hits
+
+    def search(
+        self,
+        collection: str,
+        vector: Sequence[float],
+        top_k: int,
+        *,
+        kinds: Sequence[str] | None = None,
+        exclude_sources: frozenset[str] = frozenset(),
+    ) -> list[VectorHit]:
+        """Top-k by cosine; records resting only on excluded sources never appear, and k stays exact.
+
+        Milvus cannot say "every element is in this list", and Milvus Lite evaluates array
+        filters row by row (10x a plain search), so exclusion over-fetches and filters here,
+        growing the fetch until k visible records are found or the collection is exhausted.
+        """
+        if top_k <= 0:
+            return []
+        self._ensure_loaded(collection)
+        query = _as_floats(vector)
+        expr = f"kind in {_literal_list(kinds)}" if kinds else ""
+        if not exclude_sources:
+            return self._search(collection, query, top_k, expr)
+        fetch = top_k * 3
+        while True:
+            batch = self._search(collection, query, fetch, expr)
+            kept = [h for h in batch if visible(list(h.sources), exclude_sources)]
+            exhausted = len(batch) < min(fetch, MAX_SEARCH_LIMIT) or fetch >= MAX_SEARCH_LIMIT
+            if len(kept) >= top_k or exhausted:
+                return kept[:top_k]
+            fetch *= 4
+
+    def count(self, collection: str) -> int:
+        self._ensure_loaded(collection)
+        rows = self._call(
+            f"counting {collection}", self._client.query, collection, filter="", output_fields=["count(*)"]
+        )
+        return int(rows[0]["count(*)"])
+
+    def collections(self) -> list[str]:
+        return sorted(self._call("listing collections", self._client.list_collections))
+
+    def drop(self, collection: str) -> None:
+        if self._call("checking a collection", self._client.has_collection, collection):
+            self._call(f"dropping {collection}", self._client.drop_collection, collection)
+        self._loaded.discard(collection)
+
+    def close(self) -> None:
+        self._client.close()
+        if self.is_lite:
+            # pymilvus keeps one in-process Lite server per path alive until exit; stop it so
+            # the file's lock is released (the build renames the directory right after).
+            from milvus_lite.server_manager import server_manager_instance
+
+            server_manager_instance.release_server(self.uri)

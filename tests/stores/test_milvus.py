@@ -1,0 +1,139 @@
+"""MilvusVectorStore on a real Milvus Lite file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from meddiag.errors import MedDiagError, StoreLocked, StoreUnavailable
+from meddiag.stores.base import VectorRecord
+from meddiag.stores.milvus import MilvusVectorStore
+
+DIM = 8
+
+
+def unit(*values: float) -> list[float]:
+    v = np.zeros(DIM, dtype=np.float32)
+    v[: len(values)] = values
+    return (v / np.linalg.norm(v)).tolist()
+
+
+# Records at decreasing similarity to the query direction (1, 0, ...).
+RECORDS = [
+    VectorRecord("a", unit(1.0, 0.05), "only PMID:1", "Phenotype", ("PMID:1",), {"n": 1}),
+    VectorRecord("b", unit(1.0, 0.2), "PMID:1 and OMIM", "Phenotype", ("PMID:1", "OMIM:1"), {"n": 2}),
+    VectorRecord("c", unit(1.0, 0.4), "no sources", "Disease", (), {"n": 3}),
+    VectorRecord("d", unit(1.0, 0.6), "PMID:1 and PMID:2", "Phenotype", ("PMID:1", "PMID:2"), {"n": 4}),
+    VectorRecord("e", unit(1.0, 0.8), "PMID:3", "Gene", ("PMID:3",), {"n": 5}),
+    VectorRecord("f", unit(0.0, 1.0), "orthogonal", "Phenotype", ("PMID:9",), {"n": 6}),
+]
+QUERY = unit(1.0)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory):
+    path = tmp_path_factory.mktemp("milvus") / "milvus.db"
+    s = MilvusVectorStore(path)
+    s.create("t_records", DIM)
+    assert s.insert("t_records", iter(RECORDS)) == len(RECORDS)
+    s.finish("t_records")
+    yield s
+    s.close()
+
+
+def test_search_ranks_by_cosine_and_returns_fields(store):
+    hits = store.search("t_records", QUERY, 3)
+    assert [h.id for h in hits] == ["a", "b", "c"]
+    assert hits[0].score == pytest.approx(1 / np.sqrt(1 + 0.05**2), abs=1e-4)
+    assert hits[0].text == "only PMID:1"
+    assert hits[0].kind == "Phenotype"
+    assert hits[0].sources == ("PMID:1",)
+    assert hits[1].extra == {"n": 2}
+
+
+def test_kind_filter(store):
+    assert [h.id for h in store.search("t_records", QUERY, 10, kinds=["Gene", "Disease"])] == ["c", "e"]
+
+
+def test_a_record_whose_every_source_is_excluded_never_appears(store):
+    hits = store.search("t_records", QUERY, 3, exclude_sources=frozenset({"PMID:1"}))
+    assert [h.id for h in hits] == ["b", "c", "d"]  # a rests on PMID:1 alone
+    hits = store.search("t_records", QUERY, 3, exclude_sources=frozenset({"PMID:1", "PMID:2", "OMIM:1"}))
+    assert [h.id for h in hits] == ["c", "e", "f"]  # top_k stays exact after filtering
+
+
+def test_exclusion_and_kind_filter_combine(store):
+    hits = store.search("t_records", QUERY, 5, kinds=["Phenotype"], exclude_sources=frozenset({"PMID:1"}))
+    assert [h.id for h in hits] == ["b", "d", "f"]
+
+
+def test_count_collections_and_drop(store):
+    assert store.count("t_records") == len(RECORDS)
+    store.create("t_scratch", DIM)
+    assert set(store.collections()) >= {"t_records", "t_scratch"}
+    store.drop("t_scratch")
+    assert "t_scratch" not in store.collections()
+    with pytest.raises(MedDiagError, match="already exists"):
+        store.create("t_records", DIM)
+
+
+def test_reopened_file_is_searchable(tmp_path):
+    path = tmp_path / "milvus.db"
+    first = MilvusVectorStore(path)
+    first.create("t_records", DIM)
+    first.insert("t_records", RECORDS)
+    first.finish("t_records")
+    first.close()
+    again = MilvusVectorStore(path)
+    try:
+        assert [h.id for h in again.search("t_records", QUERY, 2)] == ["a", "b"]
+    finally:
+        again.close()
+
+
+HOLD_FILE = """
+import sys, time
+from meddiag.stores.milvus import MilvusVectorStore
+store = MilvusVectorStore(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.readline()
+store.close()
+"""
+
+
+def test_a_second_process_gets_store_locked(tmp_path):
+    path = tmp_path / "milvus.db"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(HOLD_FILE), str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        with pytest.raises(StoreLocked, match="another MedDiag process"):
+            MilvusVectorStore(path)
+    finally:
+        holder.communicate("\n", timeout=120)
+
+
+def test_an_unreachable_server_fails_fast_with_store_unavailable():
+    with pytest.raises(StoreUnavailable, match="MEDDIAG_MILVUS_URI"):
+        MilvusVectorStore("http://127.0.0.1:9", timeout_s=2.0)
+
+
+def test_text_longer_than_milvus_allows_is_clipped_not_refused(tmp_path: Path):
+    s = MilvusVectorStore(tmp_path / "milvus.db")
+    try:
+        s.create("t_long", DIM)
+        s.insert("t_long", [VectorRecord("x", QUERY, "é" * 40_000, "k")])
+        s.finish("t_long")
+        (hit,) = s.search("t_long", QUERY, 1)
+        assert 0 < len(hit.text.encode()) <= 60_000
+    finally:
+        s.close()
