@@ -19,7 +19,11 @@ def _packet(case_id: str, pmid: str, observed: list[str], excluded: list[str], d
     features += [{"type": {"id": t, "label": t}, "excluded": True} for t in excluded]
     packet: dict = {
         "id": case_id,
-        "subject": {"id": case_id, "sex": "FEMALE", "timeAtLastEncounter": {"age": {"iso8601duration": "P12Y"}}},
+        "subject": {
+            "id": case_id,
+            "sex": "FEMALE",
+            "timeAtLastEncounter": {"age": {"iso8601duration": "P12Y"}},
+        },
         "phenotypicFeatures": features,
         "metaData": {"externalReferences": [{"id": pmid}]},
     }
@@ -83,7 +87,9 @@ def test_leave_publication_out_hides_the_case_own_paper(service: MedDiagService,
     assert lpo["own-paper"].rank is None or lpo["own-paper"].rank >= full["own-paper"].rank
 
 
-def test_a_run_writes_cases_summary_report_and_resumes(service: MedDiagService, cases: Path, tmp_path: Path) -> None:
+def test_a_run_writes_cases_summary_report_and_resumes(
+    service: MedDiagService, cases: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "run"
     first = service.evaluate(cases, out_dir=out)
     assert (out / "summary.json").is_file() and (out / "report.md").is_file()
