@@ -339,6 +339,19 @@ def _assemble(settings: Settings, stages: _Stages) -> KnowledgeBase:
         return assemble_kb(packaged_sources(), settings.profile, progress=on_progress)
 
 
+def _with_user_documents(kb: KnowledgeBase, settings: Settings) -> KnowledgeBase:
+    """Re-index the documents users uploaded, so a rebuild never loses them."""
+    from meddiag.knowledge.ingest import stored_user_documents
+    from meddiag.knowledge.user_docs import NameLinker
+
+    if not (settings.home / "user_docs").is_dir():
+        return kb
+    documents, chunks = stored_user_documents(settings.home, NameLinker.from_entities(kb.entities))
+    kb.documents.extend(documents)
+    kb.chunks.extend(chunks)
+    return kb
+
+
 def _fit_embedder(name: str, records: dict[str, list[Pending]], stages: _Stages) -> Embedder:
     stages.span("fit", f"Fitting the {name} embedder", 0.0)
     with stages.stage("fit_embedder"):
@@ -477,6 +490,7 @@ def build_knowledge_base(
             if kb is None:
                 kb = _assemble(settings, stages)
                 sources = [SourceInfo(name=k, version=v) for k, v in sorted(kb.versions.items())] or sources
+            kb = _with_user_documents(kb, settings)
             with stages.stage("records"):
                 records = vector_records(kb)
             embedder = _fit_embedder(settings.embedder, records, stages)

@@ -13,6 +13,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, TypedDict
 
 from meddiag.errors import InputError, MedDiagError
+from meddiag.knowledge.model import Chunk, Document
 from meddiag.knowledge.user_docs import NameLinker, chunk_user_document, load_user_document
 from meddiag.stores.base import VectorRecord
 
@@ -91,3 +92,22 @@ def add_user_documents(kb: KnowledgeBaseHandle, files: list[tuple[str, bytes]]) 
         except MedDiagError as err:
             results.append({"name": PurePath(filename).name, "ok": False, "message": str(err), "chunks": 0})
     return results
+
+
+def stored_user_documents(home: Path, linker: NameLinker) -> tuple[list[Document], list[Chunk]]:
+    """The documents users uploaded earlier, re-read so that a rebuild keeps them indexed.
+
+    A file that can no longer be read is skipped here (it was accepted once, and the build
+    must not fail for it); the upload page reported it at the time.
+    """
+    folder = home / "user_docs"
+    documents: list[Document] = []
+    chunks: list[Chunk] = []
+    for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+        try:
+            doc = load_user_document(path.read_bytes(), path.name, linker)
+        except (MedDiagError, OSError):
+            continue
+        documents.append(doc)
+        chunks.extend(chunk_user_document(doc, linker))
+    return documents, chunks
