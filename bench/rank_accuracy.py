@@ -78,6 +78,17 @@ def _equivalences(names: dict[str, str]) -> list[Relation]:
     ]
 
 
+def _mondo_parents(names: dict[str, str]) -> list[Relation]:
+    """IS_A links disease -> its MONDO class's parents (phenotypic series, groupings), as the KB builds them."""
+    mondo = parse_mondo(packaged_sources().mondo_json_zst)
+    links = link_mondo(mondo, names)
+    return [
+        Relation(subject=d, predicate="IS_A", object=parent, sources=["MONDO"])
+        for d, m in links.by_disease.items()
+        for parent in mondo[m].parents
+    ]
+
+
 def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
     src = packaged_sources()
     ontology = Ontology.from_obo(src.hp_obo)
@@ -88,7 +99,9 @@ def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
 
 def load_data() -> Data:
     # plain tuples in the pickle, so any script importing this module can read the cache
-    return Data(*_cached(f"kb-v2-{packaged_sources().hpo_version}", _load_data))
+    ontology, relations, names = _cached(f"kb-v2-{packaged_sources().hpo_version}", _load_data)
+    parents = _cached(f"mondo-isa-{packaged_sources().hpo_version}", lambda: _mondo_parents(names))
+    return Data(ontology, relations + parents, names)
 
 
 def load_dev_cases(path: Path) -> list[Case]:
@@ -174,6 +187,7 @@ GRID: dict[str, list[float | bool]] = {
     "symmetric_checked": [False, True],
     "excluded_weight": [0.0, 0.1],
     "noise": [0.0, -1.0],
+    "sibling_prior": [0.0, 2.0, 4.0, 6.0],
 }
 
 

@@ -1,8 +1,8 @@
 """A compact, integer-indexed view of the disease–phenotype graph for fast differential ranking.
 
 Built once per process from the knowledge base's relations (HAS_PHENOTYPE,
-NOT_HAS_PHENOTYPE, EQUIVALENT_TO, HAS_ONSET). Everything the ranker needs per query is a
-sparse-matrix slice:
+NOT_HAS_PHENOTYPE, EQUIVALENT_TO, HAS_ONSET, and disease → MONDO class IS_A). Everything
+the ranker needs per query is a sparse-matrix slice:
 
 * ``ancestors``: per HPO term, its reflexive ancestors, ordered by information content.
 * ``ic``: information content per term, ``-ln(share of annotated diseases having the term
@@ -15,6 +15,9 @@ sparse-matrix slice:
   MONDO class), so evidence curated under either id counts for both. Measured
   (leave-publication-out, 4,171 in-KB cases): pooling lifts top-1 from 37.9 % to 40.3 %
   and top-10 from 56.2 % to 61.4 % (``bench/rank_accuracy.py --no-pool`` for the other).
+* ``siblings``: profiles × profiles, 1 where two profiles share a MONDO parent class
+  (the KB's disease ``IS_A`` class relations; a phenotypic series), so a profile with
+  few visible facts can borrow from its series (``ranking.borrow_from_siblings``).
 * per-relation provenance, so that leaving sources out at query time finds exactly the
   facts resting *only* on those sources and the profiles they touch.
 """
@@ -150,6 +153,7 @@ class PhenotypeIndex:
         self.labels: dict[str, str] = {}
         self.onsets: dict[str, list[str]] = defaultdict(list)
         equivalences: list[tuple[str, str]] = []
+        disease_classes: dict[str, list[str]] = defaultdict(list)
 
         def disease(did: str) -> int:
             i = self.disease_index.get(did)
@@ -164,6 +168,9 @@ class PhenotypeIndex:
                 continue
             if rel.predicate == "HAS_ONSET":
                 self.onsets[rel.subject].append(rel.object)
+                continue
+            if rel.predicate == "IS_A" and rel.subject not in self.term_index:
+                disease_classes[rel.subject].append(rel.object)  # disease -> its MONDO parent class
                 continue
             if rel.predicate not in ("HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE"):
                 continue
@@ -201,6 +208,7 @@ class PhenotypeIndex:
         self._n_sources = np.diff(self._src_ptr).astype(np.int32)
         self._is_publication = np.asarray([s.startswith("PMID:") for s in self.sources], dtype=bool)
         self._equivalences = equivalences
+        self._disease_classes = disease_classes
 
     def _build_profiles(self, prefixes: Sequence[str], pool: bool) -> None:
         has_phenotype = np.zeros(len(self.diseases), dtype=bool)
@@ -240,6 +248,25 @@ class PhenotypeIndex:
         self.equivalents: dict[str, list[str]] = {
             m: g for g in (sorted(v) for v in groups.values()) for m in g
         }
+        self.siblings = self._sibling_matrix()
+
+    def _sibling_matrix(self) -> sparse.csr_matrix:
+        """profiles × profiles: 1 where two profiles share a MONDO parent class (a phenotypic series)."""
+        n = len(self.profiles)
+        class_index: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        for p, members in enumerate(self.members):
+            for c in {c for m in members for c in self._disease_classes.get(m, ())}:
+                rows.append(p)
+                cols.append(class_index.setdefault(c, len(class_index)))
+        incidence = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(class_index)))
+        shared = (incidence @ incidence.T).tocsr()
+        shared.setdiag(0.0)
+        shared.eliminate_zeros()
+        shared.data[:] = 1.0
+        shared.sort_indices()
+        return shared
 
     def _build_ic(self) -> None:
         """IC over all annotated diseases (not only candidates): how rare a feature is among diseases."""

@@ -25,7 +25,14 @@ from meddiag.knowledge.phenotype_relations import phenotype_relations
 from meddiag.knowledge.relations import gene_relations, inheritance_relations, onset_relations
 from meddiag.knowledge.sources import packaged_sources
 
-INDEX_PREDICATES: tuple[str, ...] = ("HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE", "EQUIVALENT_TO", "HAS_ONSET")
+# IS_A brings disease -> MONDO class links, which the ranker uses to borrow evidence within a series.
+INDEX_PREDICATES: tuple[str, ...] = (
+    "HAS_PHENOTYPE",
+    "NOT_HAS_PHENOTYPE",
+    "EQUIVALENT_TO",
+    "HAS_ONSET",
+    "IS_A",
+)
 FACT_PREDICATES: tuple[str, ...] = ("ASSOCIATED_GENE", "HAS_INHERITANCE", "HAS_ONSET")
 NAME_TYPES: tuple[str, ...] = ("Disease", "Gene", "Inheritance", "Onset")
 _NON_WORD = re.compile(r"[^a-z0-9]+")

@@ -1,0 +1,101 @@
+"""Borrowing evidence from MONDO siblings (phenotypic series) for diseases with few visible facts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from meddiag.diagnosis.index import PhenotypeIndex
+from meddiag.diagnosis.ranking import DEFAULT_PARAMS, score_all
+from meddiag.knowledge.hpo import Ontology
+from meddiag.knowledge.model import Relation
+from tests.diagnosis.conftest import CATARACT, ID, MACROCEPHALY, NYSTAGMUS, SEIZURE, has
+
+SERIES = "MONDO:0000900"
+
+
+def is_a(disease: str, parent: str) -> Relation:
+    return Relation(subject=disease, predicate="IS_A", object=parent, sources=["MONDO"])
+
+
+def series_relations() -> list[Relation]:
+    """OMIM:11 and OMIM:12 form one series; OMIM:12's only fact rests on PMID:9; OMIM:13 stands alone."""
+    return [
+        has("OMIM:11", SEIZURE, 0.9, "OMIM:11"),
+        has("OMIM:11", ID, 0.9, "OMIM:11"),
+        has("OMIM:11", NYSTAGMUS, 0.5, "PMID:8"),
+        has("OMIM:12", SEIZURE, 0.9, "PMID:9"),
+        has("OMIM:13", MACROCEPHALY, 0.9, "OMIM:13"),
+        has("OMIM:13", CATARACT, 0.9, "OMIM:13"),
+        is_a("OMIM:11", SERIES),
+        is_a("OMIM:12", SERIES),
+    ]
+
+
+@pytest.fixture(scope="module")
+def series_index(tiny_ontology: Ontology) -> PhenotypeIndex:
+    return PhenotypeIndex(tiny_ontology, series_relations())
+
+
+def test_siblings_are_diseases_sharing_a_mondo_parent(series_index: PhenotypeIndex) -> None:
+    p = series_index.profile_index
+    sib = series_index.siblings.toarray()
+    assert sib[p["OMIM:12"], p["OMIM:11"]] == 1.0
+    assert sib[p["OMIM:13"]].sum() == 0.0
+    assert sib[p["OMIM:11"], p["OMIM:11"]] == 0.0  # a disease does not borrow from itself
+
+
+def test_disease_with_every_fact_left_out_is_ranked_through_its_series(series_index: PhenotypeIndex) -> None:
+    p = series_index.profile_index
+    hidden = frozenset({"PMID:9"})
+    plain = score_all(
+        series_index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS.with_(sibling_prior=0.0)
+    )
+    smoothed = score_all(
+        series_index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS.with_(sibling_prior=2.0)
+    )
+    assert plain[p["OMIM:12"]] == -np.inf
+    assert np.isfinite(smoothed[p["OMIM:12"]])
+    assert smoothed[p["OMIM:12"]] > smoothed[p["OMIM:13"]]  # the series fits the findings, OMIM:13 does not
+
+
+def test_borrowed_evidence_obeys_left_out_sources(series_index: PhenotypeIndex) -> None:
+    p = series_index.profile_index
+    params = DEFAULT_PARAMS.with_(sibling_prior=2.0)
+    only_own = score_all(series_index, [NYSTAGMUS], exclude_sources=frozenset({"PMID:9"}), params=params)
+    both = score_all(
+        series_index, [NYSTAGMUS], exclude_sources=frozenset({"PMID:9", "PMID:8"}), params=params
+    )
+    # OMIM:12 can only be judged by OMIM:11's nystagmus; hiding PMID:8 must take that away too
+    assert both[p["OMIM:12"]] < only_own[p["OMIM:12"]]
+    assert both[p["OMIM:12"]] == pytest.approx(both[p["OMIM:11"]])
+
+
+def test_borrowing_weighs_less_the_more_facts_a_disease_shows(series_index: PhenotypeIndex) -> None:
+    p = series_index.profile_index
+    plain = score_all(series_index, [NYSTAGMUS], params=DEFAULT_PARAMS.with_(sibling_prior=0.0))
+    smoothed = score_all(series_index, [NYSTAGMUS], params=DEFAULT_PARAMS.with_(sibling_prior=2.0))
+    one, three = p["OMIM:12"], p["OMIM:11"]
+    gap = plain[three] - plain[one]
+    # weights 2/(2+1) for the one-fact disease and 2/(2+3) for the three-fact one
+    assert smoothed[one] == pytest.approx(plain[one] + 2 / 3 * gap)
+    assert smoothed[three] == pytest.approx(plain[three] - 2 / 5 * gap)
+
+
+def test_series_is_represented_by_its_best_fitting_member(tiny_ontology: Ontology) -> None:
+    rels = [
+        *series_relations(),
+        has("OMIM:14", MACROCEPHALY, 0.9, "OMIM:14"),
+        has("OMIM:14", CATARACT, 0.9, "OMIM:14"),
+        is_a("OMIM:14", SERIES),
+    ]
+    index = PhenotypeIndex(tiny_ontology, rels)
+    p = index.profile_index
+    hidden = frozenset({"PMID:9"})
+    plain = score_all(
+        index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS.with_(sibling_prior=0.0)
+    )
+    smoothed = score_all(index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS)
+    # OMIM:12 shows nothing; of its siblings OMIM:11 fits the seizures, OMIM:14 does not
+    assert smoothed[p["OMIM:12"]] == pytest.approx(plain[p["OMIM:11"]])
+    assert smoothed[p["OMIM:12"]] > plain[p["OMIM:14"]]
