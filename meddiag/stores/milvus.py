@@ -9,6 +9,8 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
@@ -67,6 +69,9 @@ def _lite_file_is_locked(path: Path) -> bool:
     return False
 
 
+LOAD_TIMEOUT_S = 300.0
+
+
 class MilvusVectorStore:
     """`VectorStore` over `pymilvus.MilvusClient`; `uri` is a Lite path or an http(s) server URI."""
 
@@ -74,6 +79,7 @@ class MilvusVectorStore:
         self.uri = str(uri)
         self.is_lite = not self.uri.startswith(("http://", "https://"))
         self._loaded: set[str] = set()
+        self._load_lock = threading.Lock()
         self._unflushed: dict[str, int] = {}
         if self.is_lite:
             Path(self.uri).parent.mkdir(parents=True, exist_ok=True)
@@ -169,9 +175,25 @@ class MilvusVectorStore:
     # ------------------------------------------------------------------ reading
 
     def _ensure_loaded(self, collection: str) -> None:
-        if collection not in self._loaded:
-            # A collection reopened from disk or on a server must be loaded before it is searched.
+        if collection in self._loaded:
+            return
+        # A collection reopened from disk or on a server must be loaded before it is searched.
+        # Two channels search at once, and `load_collection` may return while the collection is
+        # still "loading", so one thread loads and waits until Milvus reports it loaded.
+        with self._load_lock:
+            if collection in self._loaded:
+                return
             self._call(f"loading {collection}", self._client.load_collection, collection)
+            deadline = time.monotonic() + LOAD_TIMEOUT_S
+            while "Loaded" not in str(
+                self._call(f"loading {collection}", self._client.get_load_state, collection).get("state")
+            ):
+                if time.monotonic() > deadline:
+                    store = "Milvus Lite" if self.is_lite else "Milvus server"
+                    raise StoreUnavailable(
+                        store, f"{collection} did not finish loading in {LOAD_TIMEOUT_S} s"
+                    )
+                time.sleep(0.05)
             self._loaded.add(collection)
 
     def _search(self, collection: str, vector: list[float], limit: int, expr: str) -> list[VectorHit]:
