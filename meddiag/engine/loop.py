@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
-from langgraph.graph import END
+from langgraph.graph import END, START, StateGraph
 
 from meddiag.reasoning.base import SubAnswer
 
@@ -32,3 +33,18 @@ def after_verify(state: Mapping[str, Any]) -> str:
     if verification is not None and not verification.sufficient and not state.get("expanded"):
         return "expand"
     return END
+
+
+def wire_hop_loop(g: StateGraph, first: str, stages: Sequence[str]) -> None:
+    """The edges both channels share: plan, then hops (`first`, *stages*), verify, one expansion.
+
+    START → plan → (first → … → last)* → verify → [expand → (first → … → last)*] → END.
+    """
+    chain = [first, *stages]
+    g.add_edge(START, "plan")
+    g.add_conditional_edges("plan", after_hop(first), [first, "verify"])
+    for a, b in pairwise(chain):
+        g.add_edge(a, b)
+    g.add_conditional_edges(chain[-1], after_hop(first), [first, "verify"])
+    g.add_conditional_edges("verify", after_verify, ["expand", END])
+    g.add_conditional_edges("expand", after_hop(first, done=END), [first, END])

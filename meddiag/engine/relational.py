@@ -12,10 +12,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
 
 from meddiag.engine.events import Step, node, short
-from meddiag.engine.loop import MAX_EXPANSIONS, after_hop, after_verify, ordered
+from meddiag.engine.loop import MAX_EXPANSIONS, ordered, wire_hop_loop
 from meddiag.engine.retrieval import merge_triples, retrieve
 from meddiag.engine.state import RelationalInput, RelationalOutput, RelationalState, RunContext
 from meddiag.errors import ReasonerError
@@ -196,16 +196,7 @@ def build() -> StateGraph[Any, Any, Any, Any]:
     )
     g.add_node("verify", node("verify", CHANNEL, verify, steps=("verify",)))
     g.add_node("expand", node("expand", CHANNEL, expand, steps=("expand",)))
-    g.add_edge(START, "plan")
-    g.add_conditional_edges("plan", after_hop("resolve"), ["resolve", "verify"])
-    g.add_edge("resolve", "retrieve")
-    g.add_edge("retrieve", "kg_filter")
-    g.add_edge("kg_filter", "summarise")
-    g.add_edge("summarise", "answer")
-    g.add_edge("answer", "draft_logic")
-    g.add_conditional_edges("draft_logic", after_hop("resolve"), ["resolve", "verify"])
-    g.add_conditional_edges("verify", after_verify, ["expand", END])
-    g.add_conditional_edges("expand", after_hop("resolve", done=END), ["resolve", END])
+    wire_hop_loop(g, "resolve", ["retrieve", "kg_filter", "summarise", "answer", "draft_logic"])
     return g
 
 

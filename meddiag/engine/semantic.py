@@ -9,10 +9,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import StateGraph
 
 from meddiag.engine.events import Step, node, short
-from meddiag.engine.loop import MAX_EXPANSIONS, after_hop, after_verify, ordered
+from meddiag.engine.loop import MAX_EXPANSIONS, ordered, wire_hop_loop
 from meddiag.engine.retrieval import merge_passages, retrieve
 from meddiag.engine.state import RunContext, SemanticInput, SemanticOutput, SemanticState
 from meddiag.schema import SemanticHop, SemanticResult
@@ -150,16 +150,7 @@ def build() -> StateGraph[Any, Any, Any, Any]:
     )
     g.add_node("verify", node("verify", CHANNEL, verify, steps=("verify",)))
     g.add_node("expand", node("expand", CHANNEL, expand, steps=("expand",)))
-    g.add_edge(START, "plan")
-    g.add_conditional_edges("plan", after_hop("ground"), ["ground", "verify"])
-    g.add_edge("ground", "retrieve")
-    g.add_edge("retrieve", "filter")
-    g.add_edge("filter", "summarise")
-    g.add_edge("summarise", "answer")
-    g.add_edge("answer", "draft_logic")
-    g.add_conditional_edges("draft_logic", after_hop("ground"), ["ground", "verify"])
-    g.add_conditional_edges("verify", after_verify, ["expand", END])
-    g.add_conditional_edges("expand", after_hop("ground", done=END), ["ground", END])
+    wire_hop_loop(g, "ground", ["retrieve", "filter", "summarise", "answer", "draft_logic"])
     return g
 
 
