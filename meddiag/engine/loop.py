@@ -48,3 +48,11 @@ def wire_hop_loop(g: StateGraph, first: str, stages: Sequence[str]) -> None:
     g.add_conditional_edges(chain[-1], after_hop(first), [first, "verify"])
     g.add_conditional_edges("verify", after_verify, ["expand", END])
     g.add_conditional_edges("expand", after_hop(first, done=END), [first, END])
+
+
+def verify_answers(state: Mapping[str, Any], reasoner: Any) -> tuple[list[SubAnswer], Any, str]:
+    """Both channels' verify step: (answers in hop order, verification, the event's payload)."""
+    answers = ordered(state["answers"])
+    verification = reasoner.verify(state["parsed"], answers)
+    verdict = "sufficient: " if verification.sufficient else "insufficient: "
+    return answers, verification, verdict + verification.reason

@@ -15,7 +15,7 @@ from typing import Any
 from langgraph.graph import StateGraph
 
 from meddiag.engine.events import Step, node, short
-from meddiag.engine.loop import MAX_EXPANSIONS, ordered, wire_hop_loop
+from meddiag.engine.loop import MAX_EXPANSIONS, ordered, verify_answers, wire_hop_loop
 from meddiag.engine.retrieval import merge_triples, retrieve
 from meddiag.engine.state import RelationalInput, RelationalOutput, RelationalState, RunContext
 from meddiag.errors import ReasonerError
@@ -150,15 +150,14 @@ def draft_logic(state: RelationalState, ctx: RunContext) -> Step:
 
 
 def verify(state: RelationalState, ctx: RunContext) -> Step:
-    answers = ordered(state["answers"])
-    verification = ctx.reasoner.verify(state["parsed"], answers)
+    answers, verification, payload = verify_answers(state, ctx.reasoner)
     return Step(
         {
             "verification": verification,
             "relational": RelationalResult(hops=state["hops"], verification=verification),
             "relational_answers": answers,
         },
-        ("sufficient: " if verification.sufficient else "insufficient: ") + verification.reason,
+        payload,
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from langgraph.graph import StateGraph
 
 from meddiag.engine.events import Step, node, short
-from meddiag.engine.loop import MAX_EXPANSIONS, ordered, wire_hop_loop
+from meddiag.engine.loop import MAX_EXPANSIONS, ordered, verify_answers, wire_hop_loop
 from meddiag.engine.retrieval import merge_passages, retrieve
 from meddiag.engine.state import RunContext, SemanticInput, SemanticOutput, SemanticState
 from meddiag.schema import SemanticHop, SemanticResult
@@ -106,15 +106,14 @@ def draft_logic(state: SemanticState, ctx: RunContext) -> Step:
 
 
 def verify(state: SemanticState, ctx: RunContext) -> Step:
-    answers = ordered(state["answers"])
-    verification = ctx.reasoner.verify(state["parsed"], answers)
+    answers, verification, payload = verify_answers(state, ctx.reasoner)
     return Step(
         {
             "verification": verification,
             "semantic": SemanticResult(hops=state["hops"], verification=verification),
             "semantic_answers": answers,
         },
-        ("sufficient: " if verification.sufficient else "insufficient: ") + verification.reason,
+        payload,
     )
 
 
