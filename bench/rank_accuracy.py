@@ -181,7 +181,9 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
 # ------------------------------------------------------------------ cross-validation
 
 GRID: dict[str, list[float | bool]] = {
-    "freq_weight": [0.25, 0.5, 1.0],
+    "freq_weight": [0.1, 0.25, 0.5],
+    "exact_weight": [0.0, 0.1, 0.2, 0.3],
+    "exact_symmetric": [0.0, 0.2, 0.4],
     "symmetric": [0.15, 0.3, 0.45],
     "checked_weight": [0.3, 0.6, 0.9],
     "symmetric_checked": [False, True],

@@ -37,6 +37,7 @@ from meddiag.knowledge.hpo import PHENOTYPIC_ABNORMALITY, Ontology
 from meddiag.knowledge.model import Relation
 
 DEFAULT_CANDIDATE_PREFIXES: tuple[str, ...] = ("OMIM",)
+MatchKey = tuple[int, float, float]  # (term, freq_weight, exact_weight): one cached match row
 
 
 class MatchCache:
@@ -49,17 +50,17 @@ class MatchCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._rows: OrderedDict[tuple[int, float], np.ndarray] = OrderedDict()
+        self._rows: OrderedDict[MatchKey, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[int, float]) -> np.ndarray | None:
+    def get(self, key: MatchKey) -> np.ndarray | None:
         with self._lock:
             row = self._rows.get(key)
             if row is not None:
                 self._rows.move_to_end(key)
             return row
 
-    def put(self, key: tuple[int, float], row: np.ndarray) -> None:
+    def put(self, key: MatchKey, row: np.ndarray) -> None:
         with self._lock:
             self._rows[key] = row
             while len(self._rows) > self.size:
@@ -86,6 +87,11 @@ class ProfileMatrices:
     @cached_property
     def n_features(self) -> np.ndarray:
         return self.direct.getnnz(axis=1)
+
+    @cached_property
+    def direct_by_term(self) -> sparse.csc_matrix:
+        """`direct` by term column: which profiles are annotated with exactly that term."""
+        return self.direct.tocsc()
 
 
 class PhenotypeIndex:

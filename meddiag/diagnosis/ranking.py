@@ -58,6 +58,21 @@ by publication, leave-publication-out, on the development phenopackets — see
    -0.2 to 0.0 points and top-10 by 0.0 to +0.1 at penalties 0.1–1 and slack 0–5 years —
    even with the case's own onset facts left visible — so age stays unused.
 
+9. **The very term** (`exact_weight`, `exact_symmetric`): a finding that a profile is
+   annotated with *exactly* (same HPO id, not only a relative) adds ``exact_weight ·
+   IC(term)`` to its match, and a disease feature examined as such adds
+   ``exact_symmetric · IC(feature)`` to the disease → patient side. Case reports and
+   annotations are curated in one controlled vocabulary, so naming the identical term is
+   stronger evidence than sharing an ancestor of equal information content. Measured
+   (in-KB, leave-publication-out, other parameters as before, ``freq_weight`` 0.25):
+   top-1 43.1 % → 44.6 % at ``exact_weight`` 0.1 (a flat bonus; 44.9 % scaled by IC);
+   with ``freq_weight`` 0.1 and both bonuses at 0.2: 45.6 % / 55.7 % / 67.2 %, MRR 0.526.
+   Rejected after measurement: the same bonus for any term at or above a disease
+   feature (44.1 %), an IC-weighted mean over findings (45.4 %), adding TF-IDF similarity
+   to every profile's MONDO description (45.0 % at the smallest weight tried), OMIM–ORPHA
+   pooling through shared genes (42.2–42.6 %), and phenotypic-series siblings through
+   shared genes (+0.3 points).
+
 Leaving sources out: facts whose every source is in `exclude_sources` are hidden at query
 time; the profiles that used them are re-scored from their remaining facts (no
 precomputed score or cached match row leaks them) and a profile with no fact left is not
@@ -120,6 +135,8 @@ class RankParams:
     publication_prior: float = 0.0
     collapse_redundant: bool = False
     sibling_prior: float = 0.0  # pseudo-count of borrowed facts: 0 = no borrowing from MONDO siblings
+    exact_weight: float = 0.0  # bonus x IC when a profile is annotated with exactly the finding's term
+    exact_symmetric: float = 0.0  # the same bonus, disease -> patient: a feature examined as such
 
     def with_(self, **changes: float | bool) -> RankParams:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -127,7 +144,13 @@ class RankParams:
 
 BASELINE_PARAMS = RankParams()
 DEFAULT_PARAMS = RankParams(
-    freq_weight=0.25, symmetric=0.3, checked_weight=0.45, symmetric_checked=True, sibling_prior=4.0
+    freq_weight=0.1,
+    symmetric=0.3,
+    checked_weight=0.45,
+    symmetric_checked=True,
+    sibling_prior=4.0,
+    exact_weight=0.2,
+    exact_symmetric=0.2,
 )
 
 
@@ -232,21 +255,22 @@ def _match_matrix(
     shared = mats is index.matrices
     for i, t in enumerate(terms.tolist()):
         if shared:  # whole-KB vectors depend only on the term: cache them across queries
-            key = (t, params.freq_weight)
+            key = (t, params.freq_weight, params.exact_weight)
             row = index.match_cache.get(key)
             if row is None:
-                row = _match_row(index, mats, t, params.freq_weight)
+                row = _match_row(index, mats, t, params)
                 index.match_cache.put(key, row)
             out[i] = row
         else:
-            out[i] = _match_row(index, mats, t, params.freq_weight)
+            out[i] = _match_row(index, mats, t, params)
     if params.noise:
         # a finding the disease does not explain is not impossible: floor its log-likelihood ratio
         out = np.logaddexp(out, params.noise)
     return out
 
 
-def _match_row(index: PhenotypeIndex, mats: ProfileMatrices, term: int, freq_weight: float) -> np.ndarray:
+def _match_row(index: PhenotypeIndex, mats: ProfileMatrices, term: int, params: RankParams) -> np.ndarray:
+    freq_weight = params.freq_weight
     closure = mats.closure
     row = np.zeros(closure.shape[0], dtype=np.float32)
     for x in index.ancestors_of(term).tolist():
@@ -258,6 +282,11 @@ def _match_row(index: PhenotypeIndex, mats: ProfileMatrices, term: int, freq_wei
             _max_into(row, rows, index.ic[x] + freq_weight * np.log(closure.data[lo:hi]))
         else:
             _max_into(row, rows, index.ic[x])
+    if params.exact_weight:
+        # the disease was curated with the very term the case names, not just a relative of it
+        by_term = mats.direct_by_term
+        lo, hi = by_term.indptr[term], by_term.indptr[term + 1]
+        row[by_term.indices[lo:hi]] += params.exact_weight * index.ic[term]
     return row
 
 
@@ -274,7 +303,9 @@ def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: Ran
     n_obs = max(len(q.observed), 1)
     if params.symmetric:
         examined = np.concatenate([q.observed, q.excluded]) if params.symmetric_checked else q.observed
-        score = (1 - params.symmetric) * score + params.symmetric * _disease_to_patient(index, mats, examined)
+        score = (1 - params.symmetric) * score + params.symmetric * _disease_to_patient(
+            index, mats, examined, params.exact_symmetric
+        )
     if params.excluded_weight and len(q.excluded):
         closure = mats.closure
         penalty = np.zeros(closure.shape[0])
@@ -297,12 +328,16 @@ def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: Ran
     return score
 
 
-def _disease_to_patient(index: PhenotypeIndex, mats: ProfileMatrices, terms: np.ndarray) -> np.ndarray:
+def _disease_to_patient(
+    index: PhenotypeIndex, mats: ProfileMatrices, terms: np.ndarray, exact: float = 0.0
+) -> np.ndarray:
     """Frequency-weighted mean over each disease's features of their best match among the findings."""
     best = np.zeros(len(index.terms))
     shared = np.unique(np.concatenate([index.ancestors_of(t) for t in terms.tolist()]))
     for x in shared[np.argsort(index.ic[shared])].tolist():  # ascending: later (rarer) wins
         best[index.descendants_of(x)] = index.ic[x]
+    if exact:
+        best[terms] += exact * index.ic[terms]
     weight = mats.direct_weight
     total = mats.direct @ best
     with np.errstate(invalid="ignore", divide="ignore"):

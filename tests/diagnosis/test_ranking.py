@@ -163,3 +163,36 @@ def test_candidate_named_by_an_equivalent_id_selects_its_profile(tiny_index: Phe
     ranked = rank_diseases(tiny_index, [CATARACT], candidates=["ORPHA:10"])
     assert [r.id for r in ranked] == ["OMIM:3"]
     assert ranked[0].members == ("OMIM:3", "ORPHA:10")
+
+
+def test_exact_term_bonus_goes_only_to_diseases_curated_with_that_very_term(
+    tiny_unpooled: PhenotypeIndex,
+) -> None:
+    # OMIM:1 is annotated with Seizure itself, OMIM:3 only with a child of it (tonic-clonic).
+    plain = score_all(tiny_unpooled, [SEIZURE], params=BASELINE_PARAMS)
+    exact = score_all(tiny_unpooled, [SEIZURE], params=BASELINE_PARAMS.with_(exact_weight=0.5))
+    one, three = tiny_unpooled.profile_index["OMIM:1"], tiny_unpooled.profile_index["OMIM:3"]
+    ic = float(tiny_unpooled.ic[tiny_unpooled.term_index[SEIZURE]])
+    assert exact[one] - plain[one] == pytest.approx(0.5 * ic)
+    assert exact[three] == pytest.approx(plain[three])
+
+
+def test_exact_term_bonus_never_comes_from_a_left_out_source(tiny_unpooled: PhenotypeIndex) -> None:
+    # OMIM:1's Seizure annotation rests only on PMID:1: leaving it out removes the bonus too.
+    params = BASELINE_PARAMS.with_(exact_weight=0.5)
+    hidden = frozenset({"PMID:1"})
+    plain = score_all(tiny_unpooled, [SEIZURE], exclude_sources=hidden, params=BASELINE_PARAMS)
+    exact = score_all(tiny_unpooled, [SEIZURE], exclude_sources=hidden, params=params)
+    one = tiny_unpooled.profile_index["OMIM:1"]
+    assert exact[one] == pytest.approx(plain[one])
+
+
+def test_exact_symmetric_bonus_rewards_disease_features_examined_as_such(
+    tiny_unpooled: PhenotypeIndex,
+) -> None:
+    base = BASELINE_PARAMS.with_(symmetric=0.5)
+    plain = score_all(tiny_unpooled, [SEIZURE, ID], params=base)
+    exact = score_all(tiny_unpooled, [SEIZURE, ID], params=base.with_(exact_symmetric=1.0))
+    one, three = tiny_unpooled.profile_index["OMIM:1"], tiny_unpooled.profile_index["OMIM:3"]
+    assert exact[one] > plain[one]  # Seizure and ID are OMIM:1's own terms
+    assert exact[three] == pytest.approx(plain[three])  # tonic-clonic / nystagmus were not named
