@@ -48,6 +48,17 @@ class VectorStore(Protocol):
     ) -> list[VectorHit]:
         """Nearest records; a record whose every source is excluded is never returned."""
 
+    def search_many(
+        self,
+        collection: str,
+        vectors: Sequence[Sequence[float]],
+        top_k: int,
+        *,
+        kinds: Sequence[str] | None = None,
+        exclude_sources: frozenset[str] = frozenset(),
+    ) -> list[list[VectorHit]]:
+        """`search` for each vector, in one call: a search costs about the same for one vector as for ten."""
+
     def count(self, collection: str) -> int: ...
     def collections(self) -> list[str]: ...
     def drop(self, collection: str) -> None: ...

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import islice, pairwise, product
+from itertools import pairwise, product
 from pathlib import Path
 
 import networkx as nx
 
 from meddiag.errors import KnowledgeBaseStale
 from meddiag.knowledge.model import Entity, Relation, visible
+from meddiag.stores.adjacency import Adjacency
+from meddiag.stores.name_index import NameIndex
 
 GRAPH_FILE = "graph.json"
 GRAPH_FORMAT = 1
@@ -96,11 +99,18 @@ def bounded_bfs(
 
 
 class LocalGraphStore:
-    """`GraphStore` over a networkx MultiDiGraph (edge key = predicate); `path=None` keeps it in memory."""
+    """`GraphStore` over a networkx MultiDiGraph (edge key = predicate); `path=None` keeps it in memory.
+
+    Reads go through indexes built once per loaded graph (relation lists and degrees,
+    lower-cased names) and dropped on any write, so queries never walk networkx views.
+    """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self._g: nx.MultiDiGraph = nx.MultiDiGraph()
+        self._adjacency: Adjacency | None = None
+        self._names: NameIndex | None = None
+        self._index_lock = threading.Lock()  # builds each read index once when threads race
         if path is not None and path.is_file():
             self._load(path)
 
@@ -138,6 +148,7 @@ class LocalGraphStore:
     # ------------------------------------------------------------------ writing
 
     def upsert_entities(self, entities: Iterable[Entity]) -> int:
+        self._adjacency = self._names = None
         n = 0
         for entity in entities:
             self._g.add_node(entity.id, entity=entity)
@@ -146,6 +157,7 @@ class LocalGraphStore:
 
     def upsert_relations(self, relations: Iterable[Relation]) -> int:
         """Add or replace relations (one per subject, predicate, object); both ends must exist."""
+        self._adjacency = None
         n = 0
         for relation in relations:
             if relation.subject in self._g and relation.object in self._g:
@@ -155,6 +167,17 @@ class LocalGraphStore:
 
     def clear(self) -> None:
         self._g.clear()
+        self._adjacency = self._names = None
+
+    def adjacency(self) -> Adjacency:
+        """The graph's relation lists and degrees, built on first read after a change."""
+        adjacency = self._adjacency
+        if adjacency is None:
+            with self._index_lock:
+                adjacency = self._adjacency
+                if adjacency is None:
+                    adjacency = self._adjacency = Adjacency(self._g)
+        return adjacency
 
     def close(self) -> None:
         """Nothing to release: the graph lives in memory."""
@@ -182,17 +205,20 @@ class LocalGraphStore:
                 yield relation
 
     def search_names(self, text: str, *, types: Sequence[str] | None = None, limit: int = 20) -> list[Entity]:
-        return rank_names((e for _, e in self._g.nodes(data="entity")), text, types, limit)
+        needle = text.strip().lower()
+        if not needle or limit <= 0:
+            return []
+        return rank_names(self.name_index().candidates(needle, types), text, types, limit)
 
-    def _edges(self, entity_id: str, direction: str) -> Iterator[Relation]:
-        if direction in ("out", "both"):
-            for _, _, relation in self._g.out_edges(entity_id, data="relation"):
-                yield relation
-        if direction in ("in", "both"):
-            for _, _, relation in self._g.in_edges(entity_id, data="relation"):
-                if direction == "both" and relation.subject == relation.object:
-                    continue  # a self-loop was already listed as outgoing
-                yield relation
+    def name_index(self) -> NameIndex:
+        """Every entity's lower-cased names, built on first search after a change."""
+        names = self._names
+        if names is None:
+            with self._index_lock:
+                names = self._names
+                if names is None:
+                    names = self._names = NameIndex([e for _, e in self._g.nodes(data="entity")])
+        return names
 
     def relations(
         self,
@@ -204,18 +230,11 @@ class LocalGraphStore:
         limit: int | None = None,
     ) -> list[Relation]:
         check_direction(direction)
-        if entity_id not in self._g:
-            return []
-        wanted = set(predicates) if predicates else None
-        found = (
-            r
-            for r in self._edges(entity_id, direction)
-            if (wanted is None or r.predicate in wanted) and visible(r.sources, exclude_sources)
-        )
-        return list(islice(found, limit)) if limit is not None else list(found)
+        found = self.adjacency().relations(entity_id, direction, predicates, exclude_sources)
+        return found[:limit] if limit is not None else found
 
     def degree(self, entity_id: str) -> int:
-        return int(self._g.degree(entity_id)) if entity_id in self._g else 0
+        return self.adjacency().degree.get(entity_id, 0)
 
     def _neighbours(self, node: str) -> set[str]:
         return set(self._g.successors(node)) | set(self._g.predecessors(node))

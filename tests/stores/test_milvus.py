@@ -137,3 +137,58 @@ def test_text_longer_than_milvus_allows_is_clipped_not_refused(tmp_path: Path):
         assert 0 < len(hit.text.encode()) <= 60_000
     finally:
         s.close()
+
+
+# Another query direction: closest to "e", then "f", "d", "c".
+OTHER_QUERY = unit(0.5, 1.0)
+
+
+def counted_searches(store, monkeypatch) -> list[int]:
+    """The number of query vectors of each client search call, from now on."""
+    calls: list[int] = []
+    real = store._client.search
+
+    def counting(*args, **kwargs):
+        calls.append(len(args[1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store._client, "search", counting)
+    return calls
+
+
+def test_search_many_answers_each_vector_as_its_own_search(store):
+    for kwargs in (
+        {},
+        {"kinds": ["Phenotype"]},
+        {"exclude_sources": frozenset({"PMID:1"})},
+        {"kinds": ["Phenotype", "Gene"], "exclude_sources": frozenset({"PMID:1", "PMID:2", "OMIM:1"})},
+    ):
+        batched = store.search_many("t_records", [QUERY, OTHER_QUERY, QUERY], 3, **kwargs)
+        alone = [store.search("t_records", q, 3, **kwargs) for q in (QUERY, OTHER_QUERY, QUERY)]
+        assert [[h.id for h in hits] for hits in batched] == [[h.id for h in hits] for hits in alone]
+        assert [[h.extra for h in hits] for hits in batched] == [[h.extra for h in hits] for hits in alone]
+    assert [h.id for h in store.search_many("t_records", [OTHER_QUERY], 2)[0]] == ["e", "f"]
+
+
+def test_search_many_makes_one_client_call_for_all_vectors(store, monkeypatch):
+    calls = counted_searches(store, monkeypatch)
+    hits = store.search_many("t_records", [QUERY, OTHER_QUERY, QUERY, OTHER_QUERY], 2)
+    assert [[h.id for h in found] for found in hits] == [["a", "b"], ["e", "f"]] * 2
+    assert calls == [4]
+
+
+def test_search_many_fetches_deeper_only_for_the_vectors_exclusion_left_short(store, monkeypatch):
+    calls = counted_searches(store, monkeypatch)
+    # OTHER_QUERY's three nearest (e, f, d) rest on excluded sources only; QUERY's second (b) does not.
+    hidden = frozenset({"PMID:1", "PMID:2", "PMID:3", "PMID:9"})
+    first, second = store.search_many("t_records", [QUERY, OTHER_QUERY], 1, exclude_sources=hidden)
+    assert [h.id for h in first] == ["b"]
+    assert [h.id for h in second] == ["c"]
+    assert calls == [2, 1]
+
+
+def test_search_many_of_no_vectors_or_no_k_searches_nothing(store, monkeypatch):
+    calls = counted_searches(store, monkeypatch)
+    assert store.search_many("t_records", [], 3) == []
+    assert store.search_many("t_records", [QUERY, OTHER_QUERY], 0) == [[], []]
+    assert calls == []
