@@ -302,26 +302,39 @@ class QueryScope:
         """What the high level searches for: the themes, anchored by the query itself."""
         return " ".join([*self.request.keywords.high, self.request.query])
 
-    def vector(self, text: str) -> list[float]:
-        if text not in self._vectors:
-            # One embedding call for the texts every backend searches (each call has a fixed cost).
-            texts = list(dict.fromkeys([text, self.request.query, self.low_text, self.high_text]))
-            texts = [t for t in texts if t not in self._vectors]
+    def vectors(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embeddings of `texts`, with the texts every backend searches, in one embedding call
+        (each call has a fixed cost)."""
+        wanted = [*texts, self.request.query, self.low_text, self.high_text]
+        missing = [t for t in dict.fromkeys(wanted) if t not in self._vectors]
+        if missing:
             with self.stages.stage("embed"):
-                vectors = np.asarray(self.kb.embedder.embed(texts), dtype=np.float32)
-            self._vectors.update(zip(texts, vectors, strict=True))
-        return self._vectors[text].tolist()
+                vectors = np.asarray(self.kb.embedder.embed(missing), dtype=np.float32)
+            self._vectors.update(zip(missing, vectors, strict=True))
+        return [self._vectors[t].tolist() for t in texts]
+
+    def vector(self, text: str) -> list[float]:
+        return self.vectors([text])[0]
 
     def search(
         self, collection: str, text: str, top_k: int, kinds: Sequence[str] | None = None
     ) -> list[VectorHit]:
-        if not text.strip() or top_k <= 0:
-            return []
-        vec = self.vector(text)
+        return self.search_many(collection, [text], top_k, kinds)[0]
+
+    def search_many(
+        self, collection: str, texts: Sequence[str], top_k: int, kinds: Sequence[str] | None = None
+    ) -> list[list[VectorHit]]:
+        """One vector search per text, all in one store call (its cost hardly depends on the count)."""
+        asked = [t for t in dict.fromkeys(texts) if t.strip()]
+        if not asked or top_k <= 0:
+            return [[] for _ in texts]
+        vecs = self.vectors(asked)
         with self.stages.stage("vector_search"):
-            return self.kb.vectors.search(
-                self.kb.collection(collection), vec, top_k, kinds=kinds, exclude_sources=self.exclude
+            found = self.kb.vectors.search_many(
+                self.kb.collection(collection), vecs, top_k, kinds=kinds, exclude_sources=self.exclude
             )
+        by_text = dict(zip(asked, found, strict=True))
+        return [by_text.get(t, []) for t in texts]
 
     def entity_hits(self, text: str, top_k: int) -> list[ScoredEntity]:
         hits = self.search("entities", text, top_k)
@@ -341,10 +354,17 @@ class QueryScope:
         return out
 
     def chunk_hits(self, text: str, top_k: int) -> list[ScoredChunk]:
-        """Chunk-vector search; generated chunks mixing excluded sources are re-rendered or dropped."""
-        hits = [ScoredChunk(chunk_from_hit(h), h.score) for h in self.search("chunks", text, top_k)]
-        with self.stages.stage("exclusion"):
-            return visible_chunks(hits, self)
+        return self.chunk_hits_many([text], top_k)[0]
+
+    def chunk_hits_many(self, texts: Sequence[str], top_k: int) -> list[list[ScoredChunk]]:
+        """Chunk-vector search per text (one store call); generated chunks mixing excluded
+        sources are re-rendered or dropped."""
+        out = []
+        for hits in self.search_many("chunks", texts, top_k):
+            scored = [ScoredChunk(chunk_from_hit(h), h.score) for h in hits]
+            with self.stages.stage("exclusion"):
+                out.append(visible_chunks(scored, self))
+        return out
 
     def hyperedge_hits(self, text: str, top_k: int) -> list[ScoredHyperedge]:
         hits = [
@@ -373,8 +393,14 @@ class QueryScope:
         if key not in self._relations:
             with self.stages.stage("graph"):
                 rels = self.kb.graph.relations(entity_id, predicates=predicates, exclude_sources=self.exclude)
-            # Stores filter too; checking again keeps the guarantee independent of the store.
-            self._relations[key] = [r for r in rels if visible(r.sources, self.exclude)]
+            # Stores filter too; checking again keeps the guarantee independent of the store
+            # (a relation citing no excluded source at all is visible: one C-level set test).
+            exclude = self.exclude
+            self._relations[key] = (
+                [r for r in rels if exclude.isdisjoint(r.sources) or visible(r.sources, exclude)]
+                if exclude
+                else list(rels)
+            )
         return self._relations[key]
 
     def degree(self, entity_id: str) -> int:
@@ -433,10 +459,11 @@ class QueryScope:
             ranked[eid] = ScoredEntity(e, 2.0, "seed")
         for eid, e in self.entities(req.keywords.entity_ids).items():
             ranked.setdefault(eid, ScoredEntity(e, 1.5, "name"))
-        text = self.low_text
-        for hit in self.entity_hits(text, top_k):
-            ranked.setdefault(hit.entity.id, hit)
-        return list(ranked.values())[: max(top_k, len(req.seeds))]
+        wanted = max(top_k, len(req.seeds))
+        if len(ranked) < wanted:  # otherwise the vector hits would all be cut off below
+            for hit in self.entity_hits(self.low_text, top_k):
+                ranked.setdefault(hit.entity.id, hit)
+        return list(ranked.values())[:wanted]
 
     # -- conversion to wire types
 

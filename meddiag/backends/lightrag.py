@@ -109,9 +109,10 @@ class LightRAG(Backend):
             relations = round_robin(local_relations, global_relations, key=lambda s: s.relation.key)
 
         if req.wants_text:
-            by_query = scope.chunk_hits(req.query, req.top_k)
             named = scope.low_text
-            by_names = scope.chunk_hits(named, req.top_k) if named != req.query else []
+            texts = [req.query, named] if named != req.query else [req.query]
+            by_query, *rest = scope.chunk_hits_many(texts, req.top_k)
+            by_names = rest[0] if rest else []
             chunks = round_robin(by_query, by_names, key=lambda c: c.chunk.id)
 
         # 4. token budgets

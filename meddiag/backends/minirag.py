@@ -79,10 +79,20 @@ def reasoning_paths(
     adjacency = {s: hop.neighbours(s) for s in starts}
     types = {i: e.type for i, e in scope.entities({n for adj in adjacency.values() for n in adj}).items()}
 
+    # Thousands of paths share a few hundred relations: look each one's vote up once
+    # (`Relation.key` formats a string per call). Relations stay referenced by the scope.
+    vote_of: dict[int, float] = {}
+
+    def vote(rel: Relation) -> float:
+        found = vote_of.get(id(rel))
+        if found is None:
+            found = vote_of[id(rel)] = votes.get(rel.key, 0.0) if votes else 0.0
+        return found
+
     def score(nodes: tuple[str, ...], rels: tuple[Relation, ...]) -> float:
         matches = len(start_set.intersection(nodes))
         typed = 1.0 if types.get(nodes[-1]) == answer_type else 0.0
-        return matches + typed + sum(votes.get(r.key, 0.0) for r in rels)
+        return matches + typed + sum(vote(r) for r in rels)
 
     paths: list[Path] = []
     for s, adj in adjacency.items():

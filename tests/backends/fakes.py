@@ -121,6 +121,7 @@ class InMemoryGraph:
 class InMemoryVectors:
     def __init__(self) -> None:
         self.records: dict[str, list[VectorRecord]] = defaultdict(list)
+        self.calls: list[tuple[str, int]] = []  # (collection, query vectors) per client call
 
     def create(self, collection: str, dim: int) -> None:
         self.records[collection] = []
@@ -142,6 +143,17 @@ class InMemoryVectors:
         kinds: Sequence[str] | None = None,
         exclude_sources: frozenset[str] = frozenset(),
     ) -> list[VectorHit]:
+        self.calls.append((collection, 1))
+        return self._rank(collection, vector, top_k, kinds, exclude_sources)
+
+    def _rank(
+        self,
+        collection: str,
+        vector: Sequence[float],
+        top_k: int,
+        kinds: Sequence[str] | None,
+        exclude_sources: frozenset[str],
+    ) -> list[VectorHit]:
         q = np.asarray(vector, dtype=np.float32)
         scored = []
         for r in self.records.get(collection, []):
@@ -154,6 +166,18 @@ class InMemoryVectors:
         return [
             VectorHit(r.id, s, r.text, r.kind, tuple(r.sources), dict(r.extra)) for s, r in scored[:top_k]
         ]
+
+    def search_many(
+        self,
+        collection: str,
+        vectors: Sequence[Sequence[float]],
+        top_k: int,
+        *,
+        kinds: Sequence[str] | None = None,
+        exclude_sources: frozenset[str] = frozenset(),
+    ) -> list[list[VectorHit]]:
+        self.calls.append((collection, len(vectors)))
+        return [self._rank(collection, v, top_k, kinds, exclude_sources) for v in vectors]
 
     def count(self, collection: str) -> int:
         return len(self.records.get(collection, []))
