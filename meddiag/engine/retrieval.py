@@ -16,10 +16,16 @@ from meddiag.schema import KGTriple, ParsedContext, RawContext, TextEvidence
 
 
 def retrieve_raw(ctx: RunContext, query: str, *, mode: Mode, seeds: Sequence[str] = ()) -> RawContext:
+    """The backend's context for this query, once per ask for identical calls (`RunContext.memo`)."""
+    seeds = tuple(seeds)
+    return ctx.memo.get((query, mode, seeds), lambda: _retrieve_raw(ctx, query, mode=mode, seeds=seeds))
+
+
+def _retrieve_raw(ctx: RunContext, query: str, *, mode: Mode, seeds: tuple[str, ...]) -> RawContext:
     try:
         return ctx.backend.retrieve(
             query,
-            seeds=tuple(seeds),
+            seeds=seeds,
             top_k=ctx.top_k,
             exclude_sources=ctx.exclude_sources,
             mode=mode,

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Literal, Protocol, TypedDict
 
+from meddiag.engine.memo import RetrievalMemo
 from meddiag.reasoning.base import Reasoner, SubAnswer
 from meddiag.schema import (
     Channels,
@@ -58,6 +59,8 @@ class RunContext:
     max_hops: int = 4
     exclude_sources: frozenset[str] = frozenset()
     top_k: int = 20
+    # This ask's retrievals, so an identical one (same query, mode, seeds) runs once.
+    memo: RetrievalMemo = field(default_factory=RetrievalMemo, compare=False, repr=False)
 
 
 # --------------------------------------------------------------------------- parent graph
