@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from meddiag.config import Settings, get_settings
-from meddiag.engine.events import reasoner_fallbacks
 from meddiag.engine.graph import parent_graph
 from meddiag.engine.inputs import check_max_hops, check_patient, clean_question
 from meddiag.engine.state import EngineInput, Retriever, RunContext
@@ -95,7 +94,6 @@ class Engine:
             max_hops=max_hops,
             exclude_sources=frozenset(exclude_sources),
         )
-        fallbacks_before = len(reasoner_fallbacks(ctx))
         inputs: EngineInput = {"question": text, "patient": patient, "channels": channels}
         final = self._run(inputs, ctx, sequential=sequential, on_event=on_event)
         parsed = final["parsed"]
@@ -103,9 +101,7 @@ class Engine:
             question=text or parsed.text,
             backend=self.backend,
             channels=channels,
-            reasoner=ReasonerInfo(
-                name=self.reasoner.name, fallbacks=reasoner_fallbacks(ctx)[fallbacks_before:]
-            ),
+            reasoner=ReasonerInfo(name=self.reasoner.name, fallbacks=list(ctx.fallbacks.entries)),
             parsed=parsed,
             semantic=final.get("semantic") or SemanticResult(),
             relational=final.get("relational") or RelationalResult(),

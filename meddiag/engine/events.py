@@ -16,6 +16,7 @@ from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
 
 from meddiag.engine.state import RunContext
+from meddiag.reasoning.fallback import collecting_fallbacks
 from meddiag.schema import NodeEvent
 
 EventChannel = Literal["semantic", "relational", "parent"]
@@ -38,35 +39,28 @@ def short(text: str, limit: int = PAYLOAD_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def reasoner_fallbacks(ctx: RunContext) -> list[str]:
-    """The reasoner's append-only fallback log (an LLM reasoner's); empty for the offline one."""
-    found = getattr(ctx.reasoner, "fallbacks", None)
-    return list(found) if isinstance(found, list) else []
-
-
 def node(
     name: str,
     channel: EventChannel,
     body: Callable[[S, RunContext], Step],
     *,
-    steps: tuple[str, ...] = (),
     hop_before: Callable[[S], int | None] | None = None,
 ) -> Callable[[S, Runtime[RunContext]], dict[str, Any]]:
     """Wrap a node body as a LangGraph node that emits one `NodeEvent` per run.
 
-    `steps` names the reasoner methods the body calls: a fallback the reasoner logs for one
-    of them while the node runs marks the node's event (the other channel's steps, running
-    at the same time, are not this node's). `hop_before` names the hop when the body fails
+    A reasoner step that falls back while the body runs marks this node's event and joins
+    the ask's fallbacks; they are collected per node in a context variable, so the other
+    channel's steps, running at the same time, are never attributed here. `hop_before` names the hop when the body fails
     before it could say (for the error event).
     """
 
     def run(state: S, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
         write = get_stream_writer()
-        seen = len(reasoner_fallbacks(ctx))
         start = time.perf_counter() - ctx.started
         try:
-            step = body(state, ctx)
+            with collecting_fallbacks() as new:
+                step = body(state, ctx)
         except Exception as exc:
             hop = hop_before(state) if hop_before else None
             end = time.perf_counter() - ctx.started
@@ -83,7 +77,7 @@ def node(
             )
             raise
         end = time.perf_counter() - ctx.started
-        new = [f for f in reasoner_fallbacks(ctx)[seen:] if f.split(":", 1)[0] in steps]
+        ctx.fallbacks.extend(new)
         payload = step.payload if not new else f"{step.payload} [fallback: {'; '.join(new)}]"
         event = NodeEvent(
             node=name,

@@ -88,13 +88,13 @@ def _after_semantic(state: EngineState) -> str:
 
 def build(*, sequential: bool = False) -> StateGraph[Any, Any, Any, Any]:
     g = StateGraph(EngineState, context_schema=RunContext, input_schema=EngineInput)
-    g.add_node("parse_question", node("parse_question", PARENT, parse_question, steps=("parse_question",)))
+    g.add_node("parse_question", node("parse_question", PARENT, parse_question))
     g.add_node("not_understood", node("not_understood", PARENT, not_understood))
     g.add_node("initial_retrieval", node("initial_retrieval", PARENT, initial_retrieval))
     g.add_node("context_filter", node("context_filter", PARENT, context_filter))
     g.add_node(SEMANTIC, semantic_channel())
     g.add_node(RELATIONAL, relational_channel())
-    g.add_node("synthesis", node("synthesis", PARENT, synthesise, steps=("synthesise",)))
+    g.add_node("synthesis", node("synthesis", PARENT, synthesise))
 
     g.add_edge(START, "parse_question")
     g.add_conditional_edges("parse_question", _after_parse, ["initial_retrieval", "not_understood"])

@@ -181,20 +181,18 @@ def build() -> StateGraph[Any, Any, Any, Any]:
         input_schema=RelationalInput,
         output_schema=RelationalOutput,
     )
-    g.add_node("plan", node("plan", CHANNEL, plan, steps=("plan_relational",)))
-    g.add_node("resolve", node("resolve", CHANNEL, resolve, steps=("resolve",)))
+    g.add_node("plan", node("plan", CHANNEL, plan))
+    g.add_node("resolve", node("resolve", CHANNEL, resolve))
     g.add_node("retrieve", node("retrieve", CHANNEL, retrieve_triples, hop_before=_hop))
-    g.add_node("kg_filter", node("kg_filter", CHANNEL, kg_filter, steps=("filter_triples",), hop_before=_hop))
-    g.add_node(
-        "summarise", node("summarise", CHANNEL, summarise, steps=("summarise_triples",), hop_before=_hop)
-    )
-    g.add_node("answer", node("answer", CHANNEL, answer, steps=("answer_relational",), hop_before=_hop))
+    g.add_node("kg_filter", node("kg_filter", CHANNEL, kg_filter, hop_before=_hop))
+    g.add_node("summarise", node("summarise", CHANNEL, summarise, hop_before=_hop))
+    g.add_node("answer", node("answer", CHANNEL, answer, hop_before=_hop))
     g.add_node(
         "draft_logic",
-        node("draft_logic", CHANNEL, draft_logic, steps=("draft_logic_relational",), hop_before=_hop),
+        node("draft_logic", CHANNEL, draft_logic, hop_before=_hop),
     )
-    g.add_node("verify", node("verify", CHANNEL, verify, steps=("verify",)))
-    g.add_node("expand", node("expand", CHANNEL, expand, steps=("expand",)))
+    g.add_node("verify", node("verify", CHANNEL, verify))
+    g.add_node("expand", node("expand", CHANNEL, expand))
     wire_hop_loop(g, "resolve", ["retrieve", "kg_filter", "summarise", "answer", "draft_logic"])
     return g
 

@@ -133,22 +133,18 @@ def build() -> StateGraph[Any, Any, Any, Any]:
     g = StateGraph(
         SemanticState, context_schema=RunContext, input_schema=SemanticInput, output_schema=SemanticOutput
     )
-    g.add_node("plan", node("plan", CHANNEL, plan, steps=("plan_semantic",)))
-    g.add_node("ground", node("ground", CHANNEL, ground, steps=("ground",)))
+    g.add_node("plan", node("plan", CHANNEL, plan))
+    g.add_node("ground", node("ground", CHANNEL, ground))
     g.add_node("retrieve", node("retrieve", CHANNEL, retrieve_passages, hop_before=_hop))
-    g.add_node(
-        "filter", node("filter", CHANNEL, filter_passages, steps=("filter_passages",), hop_before=_hop)
-    )
-    g.add_node(
-        "summarise", node("summarise", CHANNEL, summarise, steps=("summarise_passages",), hop_before=_hop)
-    )
-    g.add_node("answer", node("answer", CHANNEL, answer, steps=("answer_semantic",), hop_before=_hop))
+    g.add_node("filter", node("filter", CHANNEL, filter_passages, hop_before=_hop))
+    g.add_node("summarise", node("summarise", CHANNEL, summarise, hop_before=_hop))
+    g.add_node("answer", node("answer", CHANNEL, answer, hop_before=_hop))
     g.add_node(
         "draft_logic",
-        node("draft_logic", CHANNEL, draft_logic, steps=("draft_logic_semantic",), hop_before=_hop),
+        node("draft_logic", CHANNEL, draft_logic, hop_before=_hop),
     )
-    g.add_node("verify", node("verify", CHANNEL, verify, steps=("verify",)))
-    g.add_node("expand", node("expand", CHANNEL, expand, steps=("expand",)))
+    g.add_node("verify", node("verify", CHANNEL, verify))
+    g.add_node("expand", node("expand", CHANNEL, expand))
     wire_hop_loop(g, "ground", ["retrieve", "filter", "summarise", "answer", "draft_logic"])
     return g
 

@@ -14,6 +14,7 @@ from typing import Annotated, Literal, Protocol, TypedDict
 
 from meddiag.engine.memo import RetrievalMemo
 from meddiag.reasoning.base import Reasoner, SubAnswer
+from meddiag.reasoning.fallback import FallbackLog
 from meddiag.schema import (
     Channels,
     KGEvidence,
@@ -61,6 +62,8 @@ class RunContext:
     top_k: int = 20
     # This ask's retrievals, so an identical one (same query, mode, seeds) runs once.
     memo: RetrievalMemo = field(default_factory=RetrievalMemo, compare=False, repr=False)
+    # This ask's reasoner fallbacks, gathered node by node (never another ask's).
+    fallbacks: FallbackLog = field(default_factory=FallbackLog, compare=False, repr=False)
 
 
 # --------------------------------------------------------------------------- parent graph

@@ -14,7 +14,9 @@ import zlib
 from dataclasses import dataclass, field
 
 from meddiag.backends.formats import lightrag_items, render_lightrag
+from meddiag.errors import ReasonerError
 from meddiag.reasoning.base import RankedEntity, SubAnswer
+from meddiag.reasoning.fallback import FallbackLog, with_fallback
 from meddiag.schema import (
     Agreement,
     Citation,
@@ -47,8 +49,8 @@ class ScriptedReasoner:
     sufficient: bool = True
     expansions: list[str] = field(default_factory=list)
     bad_citation: bool = False
-    fallback_in_filter: bool = False  # pretend an LLM step fell back, as LLMReasoner logs it
-    fallbacks: list[str] = field(default_factory=list)
+    fallback_in_filter: bool = False  # the filter step fails as an LLM step would, and falls back
+    log: FallbackLog = field(default_factory=FallbackLog)
     threads: dict[str, set[int]] = field(default_factory=lambda: {"semantic": set(), "relational": set()})
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -90,9 +92,13 @@ class ScriptedReasoner:
 
     def filter_passages(self, sub_query, passages, parsed):
         self._step("semantic")
-        if self.fallback_in_filter:
-            self.fallbacks.append(f"filter_passages: endpoint timed out ({sub_query[:20]})")
-        return passages
+        if not self.fallback_in_filter:
+            return passages
+
+        def attempt() -> list:
+            raise ReasonerError(f"endpoint timed out ({sub_query[:20]})")
+
+        return with_fallback("filter_passages", attempt, lambda: passages, self.log)
 
     def summarise_passages(self, sub_query, passages):
         self._step("semantic")

@@ -166,13 +166,24 @@ def test_every_node_reports_an_event_live_and_in_the_result() -> None:
 
 def test_reasoner_fallbacks_show_on_their_events_and_in_the_result() -> None:
     reasoner = ScriptedReasoner(fallback_in_filter=True)
-    reasoner.fallbacks.append("an earlier question's fallback")
+    reasoner.log.record("plan_semantic", "an earlier question's fallback")
     result = engine(reasoner).ask(QUESTION)
     flagged = [e for e in result.events if e.status == "fallback"]
     assert {e.node for e in flagged} == {"filter"}
     assert len(flagged) == len(result.semantic.hops)
     assert len(result.reasoner.fallbacks) == len(result.semantic.hops)
     assert all(f.startswith("filter_passages:") for f in result.reasoner.fallbacks)
+
+
+def test_concurrent_asks_each_report_only_their_own_fallbacks() -> None:
+    shared = ScriptedReasoner(fallback_in_filter=True, delay=0.01)  # one reasoner, as the app shares it
+    one = engine(shared)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda _: one.ask(QUESTION), range(2)))
+    for result in results:
+        # each ask carries exactly its own semantic hops' fallbacks, never the other ask's
+        assert len(result.reasoner.fallbacks) == len(result.semantic.hops)
+    assert len(shared.log.entries) == sum(len(r.semantic.hops) for r in results)
 
 
 def test_a_citation_to_unretrieved_evidence_fails_loudly() -> None:
