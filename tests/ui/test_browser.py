@@ -142,6 +142,8 @@ def test_ask_draws_hops_synthesis_graph_and_citations(browser_page, server):
     while time.monotonic() < deadline and not any(n > 0 for n in _vis_node_counts(page)):
         page.wait_for_timeout(500)
     assert any(n > 0 for n in _vis_node_counts(page)), "no hop subgraph drew any node"
+    # the timeline chart renders asynchronously after the page's other elements: wait for it
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     assert page.locator(".js-plotly-plot").count() >= 1
     _shoot(page, "02-ask-answer.png")
 
