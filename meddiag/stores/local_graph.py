@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise, product
 from pathlib import Path
+from typing import TypeVar
 
 import networkx as nx
 
@@ -20,6 +21,8 @@ from meddiag.errors import KnowledgeBaseStale
 from meddiag.knowledge.model import Entity, Relation, visible
 from meddiag.stores.adjacency import Adjacency
 from meddiag.stores.name_index import NameIndex
+
+T = TypeVar("T")
 
 GRAPH_FILE = "graph.json"
 GRAPH_FORMAT = 1
@@ -169,15 +172,20 @@ class LocalGraphStore:
         self._g.clear()
         self._adjacency = self._names = None
 
+    def _lazy(self, attr: str, build: Callable[[], T]) -> T:
+        """`self.<attr>`, built once under the lock on first read after a change (which clears it)."""
+        value = getattr(self, attr)
+        if value is None:
+            with self._index_lock:
+                value = getattr(self, attr)
+                if value is None:
+                    value = build()
+                    setattr(self, attr, value)
+        return value
+
     def adjacency(self) -> Adjacency:
         """The graph's relation lists and degrees, built on first read after a change."""
-        adjacency = self._adjacency
-        if adjacency is None:
-            with self._index_lock:
-                adjacency = self._adjacency
-                if adjacency is None:
-                    adjacency = self._adjacency = Adjacency(self._g)
-        return adjacency
+        return self._lazy("_adjacency", lambda: Adjacency(self._g))
 
     def close(self) -> None:
         """Nothing to release: the graph lives in memory."""
@@ -212,13 +220,7 @@ class LocalGraphStore:
 
     def name_index(self) -> NameIndex:
         """Every entity's lower-cased names, built on first search after a change."""
-        names = self._names
-        if names is None:
-            with self._index_lock:
-                names = self._names
-                if names is None:
-                    names = self._names = NameIndex([e for _, e in self._g.nodes(data="entity")])
-        return names
+        return self._lazy("_names", lambda: NameIndex([e for _, e in self._g.nodes(data="entity")]))
 
     def relations(
         self,
