@@ -1,7 +1,8 @@
 """Milvus vector collections: a Milvus Lite file by default, a Milvus server by http(s) URI.
 
 Both go through `pymilvus.MilvusClient`, so the code path is the same; only opening and
-closing differ (a Lite file is served in-process and locked against other processes).
+closing differ (a Lite file is served by a Milvus Lite server process that pymilvus starts and
+that locks the file against other processes).
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ LITE_FLUSH_ROWS = 50_000
 # Milvus refuses a search limit above this.
 MAX_SEARCH_LIMIT = 16_384
 OUTPUT_FIELDS = ["text", "kind", "sources", "extra"]
-LITE_LOCK_FILE = "LOCK"  # the file Milvus Lite flocks inside its data directory
 
 
 def _clip(text: str, max_bytes: int) -> str:
@@ -56,20 +56,29 @@ def _literal_list(values: Iterable[str]) -> str:
     return json.dumps(sorted(values), ensure_ascii=False)
 
 
+def _lite_lock_file(path: Path) -> Path:
+    """The file the Milvus Lite server locks while it serves `path` (beside it, dot-prefixed)."""
+    return path.parent / f".{path.name}.lock"
+
+
 def _lite_file_is_locked(path: Path) -> bool:
-    lock = path / LITE_LOCK_FILE
+    """Whether another process serves the Lite file. Only asked after opening failed: probing
+    a POSIX lock from a process that holds it would release it on close."""
+    lock = _lite_lock_file(path)
     if not lock.exists():
         return False
     with lock.open("a") as fh:
         try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
             return True
-        fcntl.flock(fh, fcntl.LOCK_UN)
+        fcntl.lockf(fh, fcntl.LOCK_UN)
     return False
 
 
 LOAD_TIMEOUT_S = 300.0
+# Lite files this process serves: probing their POSIX lock from here would release it.
+_SERVED_HERE: set[Path] = set()
 
 
 def _hit(hit: dict[str, Any]) -> VectorHit:
@@ -95,20 +104,27 @@ class MilvusVectorStore:
         self._unflushed: dict[str, int] = {}
         if self.is_lite:
             Path(self.uri).parent.mkdir(parents=True, exist_ok=True)
+            # Refuse before starting a server: a failed start in this process deletes the other
+            # process's lock file on its way out, which would let a third process in.
+            if Path(self.uri).resolve() not in _SERVED_HERE and _lite_file_is_locked(Path(self.uri)):
+                raise self._locked()
         try:
             self._client = MilvusClient(uri=self.uri, token=token, timeout=timeout_s)
         except MilvusException as err:
             raise self._open_error(err) from err
+        if self.is_lite:
+            _SERVED_HERE.add(Path(self.uri).resolve())
+
+    def _locked(self) -> StoreLocked:
+        return StoreLocked(
+            "Milvus Lite",
+            f"another MedDiag process holds the vector index {self.uri}; close the other app or "
+            "command, or point MEDDIAG_HOME elsewhere",
+        )
 
     def _open_error(self, err: Exception) -> StoreUnavailable:
         if self.is_lite:
             path = Path(self.uri)
-            if _lite_file_is_locked(path):
-                return StoreLocked(
-                    "Milvus Lite",
-                    f"another MedDiag process holds the vector index {path}; close the other app or "
-                    "command, or point MEDDIAG_HOME elsewhere",
-                )
             return StoreUnavailable("Milvus Lite", f"cannot open the vector index {path}: {err}")
         return StoreUnavailable(
             "Milvus server",
@@ -175,12 +191,12 @@ class MilvusVectorStore:
             total += len(batch)
             self._unflushed[collection] = self._unflushed.get(collection, 0) + len(batch)
             if self.is_lite and self._unflushed[collection] >= LITE_FLUSH_ROWS:
-                # Milvus Lite holds unflushed rows as Python objects (~20 KB each at 256 dims).
+                # Sealing in steps keeps the Lite server's growing segment, held in memory, small.
                 self.finish(collection)
         return total
 
     def finish(self, collection: str) -> None:
-        # Until flushed, Milvus Lite scans unsealed rows (~1.4 s/query); afterwards the index answers.
+        # Flushed rows are persisted and sealed; a reopened file serves exactly what was flushed.
         self._call(f"indexing {collection}", self._client.flush, collection)
         self._unflushed[collection] = 0
 
@@ -245,12 +261,10 @@ class MilvusVectorStore:
     ) -> list[list[VectorHit]]:
         """`search` for each vector in as few client calls as possible.
 
-        Milvus Lite scans a whole collection per call whatever the number of query vectors
-        (~100 ms on 60k-95k rows), so the vectors of one retrieval go in one call.
-        Milvus cannot say "every element is in this list", and Milvus Lite evaluates array
-        filters row by row (10x a plain search), so exclusion over-fetches and filters here,
-        growing the fetch (for the vectors still short, again in one call) until k visible
-        records are found or the collection is exhausted.
+        Each call is a round trip to the Milvus process, so the vectors of one retrieval go in
+        one call. Milvus cannot say "every element is in this list", so exclusion over-fetches
+        and filters here, growing the fetch (for the vectors still short, again in one call)
+        until k visible records are found or the collection is exhausted.
         """
         if top_k <= 0 or not vectors:
             return [[] for _ in vectors]
@@ -294,8 +308,9 @@ class MilvusVectorStore:
     def close(self) -> None:
         self._client.close()
         if self.is_lite:
-            # pymilvus keeps one in-process Lite server per path alive until exit; stop it so
-            # the file's lock is released (the build renames the directory right after).
+            # pymilvus keeps one Lite server process per path alive until exit; stop it so the
+            # file's lock is released (the build renames the directory right after).
             from milvus_lite.server_manager import server_manager_instance
 
             server_manager_instance.release_server(self.uri)
+            _SERVED_HERE.discard(Path(self.uri).resolve())
