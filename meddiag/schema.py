@@ -40,7 +40,10 @@ class RetrievedItem(Model):
 
 
 class RawContext(Model):
-    """One backend's answer to one retrieval call, in its upstream text format."""
+    """One backend's answer to one retrieval call, in its upstream text format. Frozen: one
+    answer is shared by every hop that asks the same within an ask."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     backend: BackendName
     query: str

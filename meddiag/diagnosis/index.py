@@ -94,6 +94,14 @@ class ProfileMatrices:
         return self.direct.tocsc()
 
 
+@dataclass(frozen=True)
+class PlainArrays:
+    rel_term: list[int]
+    rel_freq: list[float]
+    rel_negated: list[bool]
+    ic: list[float]
+
+
 class PhenotypeIndex:
     """Diseases, HPO terms and their annotations as integer ids and sparse matrices."""
 
@@ -117,6 +125,7 @@ class PhenotypeIndex:
         self._build_ic()
         self.matrices = self.profile_matrices(range(len(self.profiles)))
         self.match_cache: MatchCache = MatchCache(match_cache_size)
+        self._ancestor_lists: dict[int, list[int]] = {}
 
     # ------------------------------------------------------------------ construction
 
@@ -301,6 +310,24 @@ class PhenotypeIndex:
         self.root = self.term_index.get(PHENOTYPIC_ABNORMALITY)
 
     # ------------------------------------------------------------------ per-query helpers
+
+    @cached_property
+    def plain(self) -> PlainArrays:
+        """The per-relation and per-term arrays as Python lists, for per-fact loops (explaining
+        a score), where indexing a numpy array one element at a time costs ~10x a list."""
+        return PlainArrays(
+            rel_term=self.rel_term.tolist(),
+            rel_freq=self.rel_freq.tolist(),
+            rel_negated=self.rel_negated.tolist(),
+            ic=self.ic.tolist(),
+        )
+
+    def ancestor_list(self, term: int) -> list[int]:
+        """`ancestors_of` as a list, remembered per term (read-only: shared between callers)."""
+        found = self._ancestor_lists.get(term)
+        if found is None:
+            found = self._ancestor_lists[term] = self.ancestors_of(term).tolist()
+        return found
 
     def relations_of_profile(self, profile: int) -> np.ndarray:
         return self._prof_rels[self._prof_ptr[profile] : self._prof_ptr[profile + 1]]

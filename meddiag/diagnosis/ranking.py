@@ -468,35 +468,38 @@ def explain(
     def cite(r: int) -> tuple[str, ...]:
         return tuple(s for s in index.relation_sources(r) if s not in exclude_sources)
 
+    plain = index.plain
+    rel_term, rel_freq, ic = plain.rel_term, plain.rel_freq, plain.ic
     rels = [r for r in index.relations_of_profile(profile).tolist() if r not in hidden]
-    positive = [r for r in rels if not index.rel_negated[r]]
-    negative = [r for r in rels if index.rel_negated[r]]
+    positive = [r for r in rels if not plain.rel_negated[r]]
+    negative = [r for r in rels if plain.rel_negated[r]]
     label = index.ontology.label
     # every term at or above a visible feature -> the feature under it the disease shows most often
     under: dict[int, int] = {}
     for r in positive:
-        key = (index.rel_freq[r], index.ic[index.rel_term[r]])
-        for a in index.ancestors_of(int(index.rel_term[r])).tolist():
+        key = (rel_freq[r], ic[rel_term[r]])
+        for a in index.ancestor_list(rel_term[r]):
             held = under.get(a)
-            if held is None or key > (index.rel_freq[held], index.ic[index.rel_term[held]]):
+            if held is None or key > (rel_freq[held], ic[rel_term[held]]):
                 under[a] = r
+    observed = [(t, index.ancestor_list(t)) for t in q.observed.tolist()]
     matches: list[FindingMatch] = []
-    for t in q.observed.tolist():
-        shared_terms = [x for x in index.ancestors_of(t).tolist() if x in under and index.ic[x] > 0]
+    for t, anc in observed:
+        shared_terms = [x for x in anc if x in under and ic[x] > 0]
         if not shared_terms:
             continue
         # the same choice the score made: IC of the shared term plus the weighted log frequency
-        shared = max(shared_terms, key=lambda x: index.ic[x] + freq_weight * np.log(index.rel_freq[under[x]]))
+        shared = max(shared_terms, key=lambda x: ic[x] + freq_weight * float(np.log(rel_freq[under[x]])))
         r = under[shared]
         matches.append(
             FindingMatch(
                 finding=index.terms[t],
                 finding_label=label(index.terms[t]),
-                disease_term=index.terms[index.rel_term[r]],
-                disease_term_label=label(index.terms[index.rel_term[r]]),
+                disease_term=index.terms[rel_term[r]],
+                disease_term_label=label(index.terms[rel_term[r]]),
                 shared_term=index.terms[shared],
-                ic=round(float(index.ic[shared]), 3),
-                frequency=round(float(index.rel_freq[r]), 3),
+                ic=round(ic[shared], 3),
+                frequency=round(rel_freq[r], 3),
                 sources=cite(r),
             )
         )
@@ -508,21 +511,21 @@ def explain(
                 FindingConflict(
                     finding=index.terms[e],
                     finding_label=label(index.terms[e]),
-                    disease_term=index.terms[index.rel_term[r]],
-                    frequency=round(float(index.rel_freq[r]), 3),
+                    disease_term=index.terms[rel_term[r]],
+                    frequency=round(rel_freq[r], 3),
                     kind="excluded_but_expected",
                     sources=cite(r),
                 )
             )
-    for t in q.observed.tolist():
-        anc = set(index.ancestors_of(t).tolist())
+    for t, anc_list in observed:
+        anc = set(anc_list)
         for r in negative:
-            if int(index.rel_term[r]) in anc:
+            if rel_term[r] in anc:
                 conflicts.append(
                     FindingConflict(
                         finding=index.terms[t],
                         finding_label=label(index.terms[t]),
-                        disease_term=index.terms[index.rel_term[r]],
+                        disease_term=index.terms[rel_term[r]],
                         frequency=0.0,
                         kind="observed_but_negated",
                         sources=cite(r),
@@ -530,12 +533,12 @@ def explain(
                 )
                 break
     patient_anc: set[int] = set()
-    for t in q.observed.tolist():
-        patient_anc.update(index.ancestors_of(t).tolist())
+    for _, anc_list in observed:
+        patient_anc.update(anc_list)
     absent = [
-        index.terms[index.rel_term[r]]
-        for r in sorted(positive, key=lambda r: -index.rel_freq[r])
-        if index.rel_freq[r] >= 0.8 and int(index.rel_term[r]) not in patient_anc
+        index.terms[rel_term[r]]
+        for r in sorted(positive, key=lambda r: -rel_freq[r])
+        if rel_freq[r] >= 0.8 and rel_term[r] not in patient_anc
     ]
     disease_id = index.profiles[profile]
     return RankedDisease(

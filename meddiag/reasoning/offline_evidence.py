@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
+from meddiag.knowledge.hpo import Ontology
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources, name_key
 from meddiag.reasoning.text_match import doc_disease, is_disease, link_cached, sentences
@@ -26,6 +28,17 @@ def observed(parsed: ParsedQuestion) -> list[Finding]:
 
 def excluded(parsed: ParsedQuestion) -> list[Finding]:
     return [f for f in parsed.findings if f.excluded]
+
+
+@lru_cache(maxsize=4096)
+def _stated_or_broader(onto: Ontology, terms: frozenset[str]) -> frozenset[str]:
+    """The terms and all their ancestors: what a passage stating `terms` states at least broadly.
+    Remembered per term set: every finding of a question is credited against each passage."""
+    out: set[str] = set()
+    for t in terms:
+        if t in onto.terms:
+            out |= onto.ancestors(t)
+    return frozenset(out)
 
 
 class EvidenceReader:
@@ -112,14 +125,10 @@ class EvidenceReader:
         onto = self.res.ontology
         if finding not in onto.terms:
             return 0.0
-        best = 0.0
-        f_anc = onto.ancestors(finding)
-        for t in terms:
-            if t == finding or finding in onto.ancestors(t):
-                return self.res.ic(finding)
-            if t in f_anc:
-                best = max(best, self.res.ic(t))
-        return best
+        stated = frozenset(terms)
+        if finding in _stated_or_broader(onto, stated):
+            return self.res.ic(finding)
+        return max((self.res.ic(t) for t in stated & onto.ancestors(finding)), default=0.0)
 
     def supports(self, finding: str, terms: Iterable[str]) -> bool:
         """The terms state the finding, a more specific form of it, or a broader one still nearly as specific."""

@@ -107,11 +107,10 @@ class RelationalSteps:
 
     # ------------------------------------------------------------------ keeping triples
 
-    def _matches(self, pattern: TriplePattern, t: KGTriple) -> bool:
-        if normalise_predicate(pattern.predicate) != normalise_predicate(t.predicate):
+    def _matches(self, pattern: TriplePattern, t: KGTriple, pred: str, subject: str, obj: str) -> bool:
+        """Does the triple (its normalised predicate and slot ids given) fit the pattern?"""
+        if normalise_predicate(pattern.predicate) != pred:
             return False
-        subject = self.ev.entity_id(t.subject, t.subject_id)
-        obj = self.ev.entity_id(t.object, t.object_id)
         return self.ev.slot_matches(pattern.subject, subject, t.subject) and self.ev.slot_matches(
             pattern.object, obj, t.object
         )
@@ -130,7 +129,9 @@ class RelationalSteps:
             pred = normalise_predicate(t.predicate)
             if pred == "HAS_PHENOTYPE" and t.weight is not None and t.weight < self.params.min_frequency:
                 continue
-            if not any(self._matches(p, t) for p in patterns):
+            subject = self.ev.entity_id(t.subject, t.subject_id)
+            obj = self.ev.entity_id(t.object, t.object_id)
+            if not any(self._matches(p, t, pred, subject, obj) for p in patterns):
                 continue
             seen.add(t.key)
             kept.append(t)

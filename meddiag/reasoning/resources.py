@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 from meddiag.diagnosis.index import PhenotypeIndex
@@ -38,8 +39,10 @@ NAME_TYPES: tuple[str, ...] = ("Disease", "Gene", "Inheritance", "Onset")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
+@lru_cache(maxsize=65_536)
 def name_key(name: str) -> str:
-    """Case- and punctuation-insensitive key for looking an entity up by its printed name."""
+    """Case- and punctuation-insensitive key for looking an entity up by its printed name
+    (remembered: triple filters compare the same few hundred names over and over)."""
     return _NON_WORD.sub(" ", name.lower()).strip()
 
 

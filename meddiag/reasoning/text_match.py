@@ -32,8 +32,10 @@ def entity_kind(entity_id: str) -> str:
     return {"HP": "phenotype", "NCBIGene": "gene"}.get(entity_id.split(":", 1)[0], "other")
 
 
+@lru_cache(maxsize=1024)
 def normalise_predicate(predicate: str) -> str:
-    """``has phenotype`` / ``HAS_PHENOTYPE`` / ``has-phenotype`` → ``HAS_PHENOTYPE``."""
+    """``has phenotype`` / ``HAS_PHENOTYPE`` / ``has-phenotype`` → ``HAS_PHENOTYPE``.
+    Remembered: a hop checks hundreds of triples against few distinct predicates."""
     return re.sub(r"[^A-Z]+", "_", predicate.upper()).strip("_")
 
 

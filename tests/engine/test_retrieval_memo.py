@@ -7,6 +7,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from pydantic import ValidationError
 from engine_scripted import ScriptedBackend, ScriptedReasoner
 
 from meddiag.engine.api import Engine
@@ -51,7 +52,7 @@ def test_each_ask_retrieves_for_itself() -> None:
     assert second == first, "a second ask repeats every retrieval of the first"
 
 
-def test_concurrent_identical_requests_compute_once_and_get_their_own_copies() -> None:
+def test_concurrent_identical_requests_compute_once_and_share_one_frozen_answer() -> None:
     memo = RetrievalMemo()
     computed: list[int] = []
     started = threading.Event()
@@ -66,8 +67,9 @@ def test_concurrent_identical_requests_compute_once_and_get_their_own_copies() -
         results = list(pool.map(lambda _: memo.get(("q", "mix", ()), slow), range(4)))
     assert len(computed) == 1
     assert all(r == raw("evidence") for r in results)
-    assert len({id(r) for r in results}) == 4
-    results[0].text = "changed by a caller"
+    assert len({id(r) for r in results}) == 1
+    with pytest.raises(ValidationError, match="frozen"):
+        results[0].text = "changed by a caller"
     assert memo.get(("q", "mix", ()), slow).text == "evidence"
     assert memo.hits == 4
 
