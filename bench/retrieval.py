@@ -12,7 +12,7 @@ prints numbers and never asserts on time.
 
 Without --home, the configured home (MEDDIAG_HOME, default ~/.meddiag) is used when a full
 knowledge base is already built there; otherwise one is built under `.meddiag/` in the
-working directory (about half an hour on two cores), never into a home another process uses.
+working directory (about six minutes on two cores), never into a home another process uses.
 """
 
 from __future__ import annotations

@@ -118,6 +118,11 @@ def test_a_second_process_gets_store_locked(tmp_path):
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
         with pytest.raises(StoreLocked, match="another MedDiag process"):
             MilvusVectorStore(path)
+        # Refused before a server was started: the holder's lock file survives, so a later
+        # opener is refused too (a failed Lite start would delete it on its way out).
+        assert (tmp_path / ".milvus.db.lock").exists()
+        with pytest.raises(StoreLocked):
+            MilvusVectorStore(path)
     finally:
         holder.communicate("\n", timeout=120)
 
