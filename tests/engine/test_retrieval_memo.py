@@ -7,8 +7,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from pydantic import ValidationError
 from engine_scripted import ScriptedBackend, ScriptedReasoner
+from pydantic import ValidationError
 
 from meddiag.engine.api import Engine
 from meddiag.engine.memo import RetrievalMemo
