@@ -66,18 +66,20 @@ def rank_one_hop(scope: QueryScope, starts: Sequence[ScoredEntity], budget_rows:
     def seeded(rel: Relation) -> bool:
         return rel.subject in seeds or rel.object in seeds
 
-    rels = sorted(hop.relations.values(), key=lambda r: (seeded(r), support(r)), reverse=True)
+    first = {id(r): (seeded(r), support(r)) for r in hop.relations.values()}
+    rels = sorted(hop.relations.values(), key=lambda r: first[id(r)], reverse=True)
     # Degrees only matter for the rows that can still make the budget.
     head = rels[: budget_rows * 2]
-
-    def edge_rank(rel: Relation) -> int:
-        return scope.degree(rel.subject) + scope.degree(rel.object)
-
+    edge_rank = {id(r): scope.degree(r.subject) + scope.degree(r.object) for r in head}
     head.sort(
-        key=lambda r: (seeded(r), support(r), edge_rank(r), r.frequency if r.frequency is not None else 1.0),
+        key=lambda r: (
+            *first[id(r)],
+            edge_rank[id(r)],
+            r.frequency if r.frequency is not None else 1.0,
+        ),
         reverse=True,
     )
-    return [ScoredRelation(r, float(edge_rank(r))) for r in head]
+    return [ScoredRelation(r, float(edge_rank[id(r)])) for r in head]
 
 
 def entities_of_relations(scope: QueryScope, rels: Sequence[ScoredRelation]) -> list[ScoredEntity]:

@@ -102,6 +102,18 @@ class PlainArrays:
     ic: list[float]
 
 
+@dataclass(frozen=True)
+class FeatureCover:
+    """One profile's visible facts, read-only once built (shared between callers)."""
+
+    positive: list[int]  # visible HAS_PHENOTYPE relations
+    negative: list[int]  # visible NOT_HAS_PHENOTYPE relations
+    under: dict[int, int]  # term -> the positive relation below it with the highest (frequency, IC)
+
+
+COVER_CACHE_SIZE = 4096
+
+
 class PhenotypeIndex:
     """Diseases, HPO terms and their annotations as integer ids and sparse matrices."""
 
@@ -126,6 +138,8 @@ class PhenotypeIndex:
         self.matrices = self.profile_matrices(range(len(self.profiles)))
         self.match_cache: MatchCache = MatchCache(match_cache_size)
         self._ancestor_lists: dict[int, list[int]] = {}
+        self._covers: OrderedDict[tuple[int, frozenset[str]], FeatureCover] = OrderedDict()
+        self._cover_lock = threading.Lock()
 
     # ------------------------------------------------------------------ construction
 
@@ -321,6 +335,40 @@ class PhenotypeIndex:
             rel_negated=self.rel_negated.tolist(),
             ic=self.ic.tolist(),
         )
+
+    def feature_cover(
+        self, profile: int, exclude_sources: frozenset[str], hidden: Collection[int]
+    ) -> FeatureCover:
+        """A profile's visible facts and, for every term at or above a visible feature, the
+        feature under it the disease shows most often (then the most specific).
+
+        `hidden` must be the relations `exclude_sources` hides; the answer is remembered per
+        (profile, exclusions), since one ask explains the same top diseases several times.
+        """
+        key = (profile, exclude_sources)
+        with self._cover_lock:
+            found = self._covers.get(key)
+            if found is not None:
+                self._covers.move_to_end(key)
+                return found
+        plain = self.plain
+        rel_term, rel_freq, ic = plain.rel_term, plain.rel_freq, plain.ic
+        rels = [r for r in self.relations_of_profile(profile).tolist() if r not in hidden]
+        positive = [r for r in rels if not plain.rel_negated[r]]
+        negative = [r for r in rels if plain.rel_negated[r]]
+        under: dict[int, int] = {}
+        for r in positive:
+            rank = (rel_freq[r], ic[rel_term[r]])
+            for a in self.ancestor_list(rel_term[r]):
+                held = under.get(a)
+                if held is None or rank > (rel_freq[held], ic[rel_term[held]]):
+                    under[a] = r
+        cover = FeatureCover(positive, negative, under)
+        with self._cover_lock:
+            self._covers[key] = cover
+            while len(self._covers) > COVER_CACHE_SIZE:
+                self._covers.popitem(last=False)
+        return cover
 
     def ancestor_list(self, term: int) -> list[int]:
         """`ancestors_of` as a list, remembered per term (read-only: shared between callers)."""

@@ -470,18 +470,9 @@ def explain(
 
     plain = index.plain
     rel_term, rel_freq, ic = plain.rel_term, plain.rel_freq, plain.ic
-    rels = [r for r in index.relations_of_profile(profile).tolist() if r not in hidden]
-    positive = [r for r in rels if not plain.rel_negated[r]]
-    negative = [r for r in rels if plain.rel_negated[r]]
+    cover = index.feature_cover(profile, frozenset(exclude_sources), hidden)
+    positive, negative, under = cover.positive, cover.negative, cover.under
     label = index.ontology.label
-    # every term at or above a visible feature -> the feature under it the disease shows most often
-    under: dict[int, int] = {}
-    for r in positive:
-        key = (rel_freq[r], ic[rel_term[r]])
-        for a in index.ancestor_list(rel_term[r]):
-            held = under.get(a)
-            if held is None or key > (rel_freq[held], ic[rel_term[held]]):
-                under[a] = r
     observed = [(t, index.ancestor_list(t)) for t in q.observed.tolist()]
     matches: list[FindingMatch] = []
     for t, anc in observed:

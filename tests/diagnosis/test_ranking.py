@@ -129,6 +129,16 @@ def test_explanation_hides_facts_from_excluded_sources(tiny_index: PhenotypeInde
     assert all(m.disease_term != SEIZURE for m in eye_brain.for_)
 
 
+def test_explanations_remembered_per_exclusion_never_leak_into_another(tiny_index: PhenotypeIndex) -> None:
+    def eye_brain(exclude: frozenset[str]):
+        ranked = rank_diseases(tiny_index, [SEIZURE, CATARACT], exclude_sources=exclude)
+        return next(r for r in ranked if r.id == "OMIM:1")
+
+    for _ in range(2):  # the second round is answered from the remembered covers
+        assert any(m.disease_term == SEIZURE for m in eye_brain(frozenset()).for_)
+        assert all(m.disease_term != SEIZURE for m in eye_brain(frozenset({"PMID:1"})).for_)
+
+
 def test_candidates_restrict_the_list(tiny_index: PhenotypeIndex) -> None:
     ranked = rank_diseases(tiny_index, [SEIZURE], candidates=["OMIM:2", "OMIM:404"])
     assert [r.id for r in ranked] == ["OMIM:2"]
