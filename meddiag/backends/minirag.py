@@ -89,20 +89,27 @@ def reasoning_paths(
             found = vote_of[id(rel)] = votes.get(rel.key, 0.0) if votes else 0.0
         return found
 
-    def score(nodes: tuple[str, ...], rels: tuple[Relation, ...]) -> float:
-        matches = len(start_set.intersection(nodes))
-        typed = 1.0 if types.get(nodes[-1]) == answer_type else 0.0
-        return matches + typed + sum(vote(r) for r in rels)
+    def typed(node: str) -> float:
+        return 1.0 if types.get(node) == answer_type else 0.0
 
+    # A path scores the start nodes on it + 1 if it ends in the answer type + its relations'
+    # votes. Its start-node count is known from its shape, so it is not recounted per path
+    # (thousands of paths per query).
+    holders: dict[str, list[str]] = defaultdict(list)  # node -> start nodes it neighbours
+    for t, adj in adjacency.items():
+        for a in adj:
+            holders[a].append(t)
     paths: list[Path] = []
     for s, adj in adjacency.items():
         for a, rel in adj.items():
-            paths.append(Path((s, a), (rel,), score((s, a), (rel,))))
+            v = vote(rel)
+            on_start = 1 if a in start_set else 0
+            paths.append(Path((s, a), (rel,), 1 + on_start + typed(a) + v))
             # two hops back into another start node: from the start nodes' own lists
-            for t in starts:
-                if t != s and a in adjacency[t] and a != t:
-                    rels = (rel, adjacency[t][a])
-                    paths.append(Path((s, a, t), rels, score((s, a, t), rels)))
+            for t in holders[a]:
+                if t != s and a != t:
+                    rel2 = adjacency[t][a]
+                    paths.append(Path((s, a, t), (rel, rel2), 2 + on_start + typed(t) + (v + vote(rel2))))
     # two hops through small intermediates that are not answers themselves
     expansions = 0
     for s, adj in adjacency.items():
@@ -112,13 +119,13 @@ def reasoning_paths(
                 break
             expansions += 1
             rel = adj[a]
+            v = vote(rel)
             far = neighbours(scope, a)
             far_types = {i: e.type for i, e in scope.entities(far).items()}
             types.update(far_types)
             for b, rel2 in far.items():
                 if b not in start_set and b != s and far_types.get(b) == answer_type:
-                    nodes, rels = (s, a, b), (rel, rel2)
-                    paths.append(Path(nodes, rels, score(nodes, rels)))
+                    paths.append(Path((s, a, b), (rel, rel2), 1 + 1.0 + (v + vote(rel2))))
     paths.sort(key=lambda p: (-p.score, len(p.relations), p.nodes))
     return paths[:MAX_PATHS]
 
