@@ -19,6 +19,7 @@ from pathlib import Path
 
 import joblib
 import numpy as np
+from scipy import sparse
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import FeatureUnion
@@ -160,7 +161,10 @@ class LsaEmbedder(Embedder):
         # (dim x vocabulary) components on every call, ~0.6 s per query.
         if self._projection is None:
             self._projection = np.ascontiguousarray(self._svd.components_.T, dtype=np.float32)
-        reduced = np.asarray(self._features.transform(list(texts)) @ self._projection)
+        # The parts one by one: `FeatureUnion.transform` dispatches them through joblib, which
+        # costs more than the transform itself for a query and warns when called from a thread.
+        parts = [vectorizer.transform(list(texts)) for _, vectorizer in self._features.transformer_list]
+        reduced = np.asarray(sparse.hstack(parts, format="csr") @ self._projection)
         padded = np.zeros((reduced.shape[0], self.dim), dtype=np.float32)
         padded[:, : reduced.shape[1]] = reduced
         return _normalise(padded)
