@@ -258,6 +258,9 @@ class DifferentialEntry(Model):
     citations: list[int] = Field(default_factory=list)
     # Other catalogue ids of the same disease (ORPHA, MONDO …) whose evidence this row merges.
     aliases: list[str] = Field(default_factory=list)
+    # Set when no visible fact of the disease itself matches: the member of its MONDO series
+    # (same parent class) whose fit it was scored by, as "Name (id)".
+    series: str = ""
 
 
 class Agreement(Model):

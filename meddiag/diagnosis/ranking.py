@@ -195,6 +195,8 @@ class RankedDisease:
     for_: tuple[FindingMatch, ...] = ()
     against: tuple[FindingConflict, ...] = ()
     absent: tuple[str, ...] = field(default=())  # frequent disease features the patient lacks
+    # With no visible phenotype fact of its own, the MONDO sibling whose fit it was scored by.
+    series: str = ""
 
     def as_entry(self) -> DifferentialEntry:
         """The wire form the synthesis shows (channel: relational)."""
@@ -209,7 +211,13 @@ class RankedDisease:
             for c in self.against
         ]
         return DifferentialEntry(
-            id=self.id, name=self.name, score=self.score, for_=for_, against=against, channels=["relational"]
+            id=self.id,
+            name=self.name,
+            score=self.score,
+            for_=for_,
+            against=against,
+            channels=["relational"],
+            series=self.series,
         )
 
     @property
@@ -437,10 +445,28 @@ def rank_diseases(
     order = top_indices(scores, top_k)
     hidden = set(index.hidden_relations(exclude_sources).tolist()) if exclude_sources else set()
     q = _query(index, observed, excluded, params)
-    return [
+    ranked = [
         explain(index, int(p), float(scores[p]), r + 1, q, hidden, exclude_sources)
         for r, p in enumerate(order)
     ]
+    if params.sibling_prior:
+        # A disease whose own facts are all hidden (or never curated) is scored as its best
+        # sibling (`borrow_from_siblings`): name that sibling, since no finding explains it.
+        ranked = [
+            replace(r, series=_best_sibling(index, int(p), scores))
+            if not index.feature_cover(int(p), frozenset(exclude_sources), hidden).positive
+            else r
+            for r, p in zip(ranked, order, strict=True)
+        ]
+    return ranked
+
+
+def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:
+    sib = index.siblings
+    row = sib.indices[sib.indptr[profile] : sib.indptr[profile + 1]]
+    if len(row) == 0 or not np.isfinite(scores[row]).any():
+        return ""
+    return index.profiles[int(row[np.argmax(scores[row])])]
 
 
 def top_indices(scores: np.ndarray, k: int) -> np.ndarray:

@@ -39,6 +39,8 @@ class RankedEntity(Model):
     against: list[str] = Field(default_factory=list)
     # Frequent features of the disease the patient is not reported to have (ranker's view).
     absent: list[str] = Field(default_factory=list)
+    # No visible fact of its own: scored as this member of its MONDO series ("Name (id)").
+    series: str = ""
 
 
 class SubAnswer(Model):

@@ -186,7 +186,9 @@ class RelationalSteps:
         label = self.res.ontology.label
         out: list[RankedEntity] = []
         for r in ranked:
-            if r.score <= 0 or not r.for_:  # a candidate matching no finding is not evidence of anything
+            # A candidate matching no finding is not evidence of anything, unless the ranker
+            # scored it through its series because its own facts are hidden or missing.
+            if r.score <= 0 or (not r.for_ and not r.series):
                 continue
             close = [m for m in r.for_ if m.ic >= share * self.res.ic(m.finding)]
             # A feature annotated as (almost) never seen ("absent in the patients studied (0%)")
@@ -204,6 +206,7 @@ class RelationalSteps:
                     for_=list(dict.fromkeys(strong)),
                     against=list(dict.fromkeys([*conflicts, *(x for x in denied if x not in strong)])),
                     absent=[label(t) for t in self._unreported(r.absent, seen)],
+                    series=f"{self.res.name(r.series)} ({r.series})" if r.series else "",
                 )
             )
         return out

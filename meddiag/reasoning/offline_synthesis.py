@@ -121,6 +121,7 @@ class Synthesiser:
                     channels=channels,
                     citations=list(dict.fromkeys([*for_cites, *against_cites])),
                     aliases=self.res.aliases(d),
+                    series=rel.series if rel is not None else "",
                 )
             )
         agreement = _agreement(

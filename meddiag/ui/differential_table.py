@@ -19,7 +19,7 @@ def differential_frame(entries: Sequence[DifferentialEntry]) -> pd.DataFrame:
             "Disease": e.name,
             "ID": e.id,
             "Score": e.score,
-            "Findings for": "; ".join(e.for_),
+            "Findings for": "; ".join(e.for_) or (f"scored as its series: {e.series}" if e.series else ""),
             "Findings against": "; ".join(e.against),
             "Channels": ", ".join(e.channels),
             "Citations": " ".join(f"[{n}]" for n in e.citations),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from meddiag.diagnosis.index import PhenotypeIndex
-from meddiag.diagnosis.ranking import DEFAULT_PARAMS, score_all
+from meddiag.diagnosis.ranking import DEFAULT_PARAMS, rank_diseases, score_all
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
 from tests.diagnosis.conftest import CATARACT, ID, MACROCEPHALY, NYSTAGMUS, SEIZURE, has
@@ -99,3 +99,16 @@ def test_series_is_represented_by_its_best_fitting_member(tiny_ontology: Ontolog
     # OMIM:12 shows nothing; of its siblings OMIM:11 fits the seizures, OMIM:14 does not
     assert smoothed[p["OMIM:12"]] == pytest.approx(plain[p["OMIM:11"]])
     assert smoothed[p["OMIM:12"]] > plain[p["OMIM:14"]]
+
+
+def test_a_disease_scored_only_through_its_series_names_the_member_it_stands_in_for(
+    series_index: PhenotypeIndex,
+) -> None:
+    hidden = frozenset({"PMID:9"})
+    ranked = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID], exclude_sources=hidden)}
+    assert ranked["OMIM:12"].for_ == () and ranked["OMIM:12"].series == "OMIM:11"
+    assert ranked["OMIM:11"].series == ""  # its own facts explain it
+    # With its own fact visible, OMIM:12 is explained by that fact, not by the series.
+    visible = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID])}
+    assert visible["OMIM:12"].series == "" and visible["OMIM:12"].for_
+    assert ranked["OMIM:12"].as_entry().series == "OMIM:11"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from meddiag.knowledge.hpo import Ontology
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline import OfflineReasoner
@@ -246,3 +248,23 @@ def test_disease_questions_prefer_passages_that_name_a_disease(reasoner: Offline
         "Which diseases present with arachnodactyly?", "", kept[:1], _parsed(reasoner)
     )
     assert answer.entities and answer.entities[0].id == world.MARFAN
+
+
+def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
+    reasoner: OfflineReasoner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All of LDS's own facts hidden: the ranker scores it as its series member Marfan. The
+    relational channel keeps it (no finding of its own explains it) and names that member;
+    a candidate with neither a matching finding nor a series is still dropped."""
+    from meddiag.diagnosis import ranking
+
+    def ranked(*args: object, **kwargs: object) -> list[ranking.RankedDisease]:
+        return [
+            ranking.RankedDisease(id=world.LDS, name="LDS", score=2.0, rank=1, series=world.MARFAN),
+            ranking.RankedDisease(id=world.EPI, name="EPI", score=1.0, rank=2),
+        ]
+
+    monkeypatch.setattr(ranking, "rank_diseases", ranked)
+    entities = reasoner._relational.rank(_parsed(reasoner), None, 10)
+    assert [e.id for e in entities] == [world.LDS]
+    assert entities[0].for_ == [] and entities[0].series == f"Marfan syndrome ({world.MARFAN})"
