@@ -202,6 +202,12 @@ class Synthesiser:
         sentences_out = [
             f"The most likely diagnosis is {top.name}"
             + (f", supported by {join_words([x.lower() for x in top.for_[:5]])}" if top.for_ else "")
+            + (
+                f", with no visible feature of its own, scored as the member of its disease series "
+                f"that fits best, {top.series}"
+                if top.series and not top.for_
+                else ""
+            )
             + (f" in {via}" if via else "")
             + f" {markers(support)}".rstrip()
             + "."

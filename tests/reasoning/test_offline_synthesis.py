@@ -150,3 +150,16 @@ def test_findings_against_the_top_candidate_are_cited(
     assert [(c.subject, c.predicate, c.object) for c in cited] == [
         ("Loeys-Dietz syndrome 1", "HAS_PHENOTYPE", "Intellectual disability")
     ]
+
+
+def test_a_candidate_scored_through_its_series_says_so_in_the_row_and_the_answer(
+    reasoner: OfflineReasoner, run
+) -> None:
+    parsed, _semantic, relational, _sem_answers, _rel_answers = run
+    stand_in = f"Marfan syndrome ({world.MARFAN})"
+    answers = [
+        SubAnswer(text="", entities=[RankedEntity(id=world.LDS, name="LDS", score=2.0, series=stand_in)])
+    ]
+    out = reasoner.synthesise(parsed, SemanticResult(), relational, [], answers)
+    assert out.differential[0].id == world.LDS and out.differential[0].series == stand_in
+    assert f"scored as the member of its disease series that fits best, {stand_in}" in out.answer
