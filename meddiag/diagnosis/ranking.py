@@ -445,19 +445,15 @@ def rank_diseases(
     order = top_indices(scores, top_k)
     hidden = set(index.hidden_relations(exclude_sources).tolist()) if exclude_sources else set()
     q = _query(index, observed, excluded, params)
-    ranked = [
-        explain(index, int(p), float(scores[p]), r + 1, q, hidden, exclude_sources)
-        for r, p in enumerate(order)
-    ]
-    if params.sibling_prior:
+    exclude_sources = frozenset(exclude_sources)  # a cache key below: any collection works
+    ranked: list[RankedDisease] = []
+    for r, p in enumerate(order.tolist()):
+        disease = explain(index, p, float(scores[p]), r + 1, q, hidden, exclude_sources)
         # A disease whose own facts are all hidden (or never curated) is scored as its best
         # sibling (`borrow_from_siblings`): name that sibling, since no finding explains it.
-        ranked = [
-            replace(r, series=_best_sibling(index, int(p), scores))
-            if not index.feature_cover(int(p), frozenset(exclude_sources), hidden).positive
-            else r
-            for r, p in zip(ranked, order, strict=True)
-        ]
+        if params.sibling_prior and not index.feature_cover(p, exclude_sources, hidden).positive:
+            disease = replace(disease, series=_best_sibling(index, p, scores))
+        ranked.append(disease)
     return ranked
 
 

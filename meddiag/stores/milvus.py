@@ -62,8 +62,8 @@ def _lite_lock_file(path: Path) -> Path:
 
 
 def _lite_file_is_locked(path: Path) -> bool:
-    """Whether another process serves the Lite file. Only asked after opening failed: probing
-    a POSIX lock from a process that holds it would release it on close."""
+    """Whether another process serves the Lite file. Never ask it for a file this process
+    serves: probing a POSIX lock from the process that holds it releases it on close."""
     lock = _lite_lock_file(path)
     if not lock.exists():
         return False
@@ -103,29 +103,26 @@ class MilvusVectorStore:
         self._load_lock = threading.Lock()
         self._unflushed: dict[str, int] = {}
         if self.is_lite:
-            Path(self.uri).parent.mkdir(parents=True, exist_ok=True)
+            self._lite_path = Path(self.uri).resolve()
+            self._lite_path.parent.mkdir(parents=True, exist_ok=True)
             # Refuse before starting a server: a failed start in this process deletes the other
             # process's lock file on its way out, which would let a third process in.
-            if Path(self.uri).resolve() not in _SERVED_HERE and _lite_file_is_locked(Path(self.uri)):
-                raise self._locked()
+            if self._lite_path not in _SERVED_HERE and _lite_file_is_locked(self._lite_path):
+                raise StoreLocked(
+                    "Milvus Lite",
+                    f"another MedDiag process holds the vector index {self.uri}; close the other app "
+                    "or command, or point MEDDIAG_HOME elsewhere",
+                )
         try:
             self._client = MilvusClient(uri=self.uri, token=token, timeout=timeout_s)
         except MilvusException as err:
             raise self._open_error(err) from err
         if self.is_lite:
-            _SERVED_HERE.add(Path(self.uri).resolve())
-
-    def _locked(self) -> StoreLocked:
-        return StoreLocked(
-            "Milvus Lite",
-            f"another MedDiag process holds the vector index {self.uri}; close the other app or "
-            "command, or point MEDDIAG_HOME elsewhere",
-        )
+            _SERVED_HERE.add(self._lite_path)
 
     def _open_error(self, err: Exception) -> StoreUnavailable:
         if self.is_lite:
-            path = Path(self.uri)
-            return StoreUnavailable("Milvus Lite", f"cannot open the vector index {path}: {err}")
+            return StoreUnavailable("Milvus Lite", f"cannot open the vector index {self.uri}: {err}")
         return StoreUnavailable(
             "Milvus server",
             f"cannot reach {self.uri} ({err}); check MEDDIAG_MILVUS_URI and that it is running",
@@ -313,4 +310,4 @@ class MilvusVectorStore:
             from milvus_lite.server_manager import server_manager_instance
 
             server_manager_instance.release_server(self.uri)
-            _SERVED_HERE.discard(Path(self.uri).resolve())
+            _SERVED_HERE.discard(self._lite_path)
