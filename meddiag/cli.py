@@ -56,6 +56,14 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--channels", choices=["both", "semantic", "relational"], default="both")
     e.add_argument("--baseline", action="store_true", help="Run the Resnik baseline alongside.")
     e.add_argument("--out", type=Path, default=None, help="Folder for per-case JSONL, summary and report.")
+    e.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        choices=range(1, 17),
+        metavar="{1..16}",
+        help="Cases answered at once (in worker processes from 100 cases up).",
+    )
     e.add_argument("--json", action="store_true")
 
     sub.add_parser("app", help="Start the Streamlit app.")
@@ -113,6 +121,7 @@ def _run(args: argparse.Namespace) -> int:
             channels=args.channels,
             baseline=args.baseline,
             out_dir=args.out,
+            workers=args.workers,
             progress=None,
         )
         if args.json:

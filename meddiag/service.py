@@ -226,6 +226,7 @@ class MedDiagService:
         baseline: bool = False,
         progress: Progress | None = None,
         out_dir: Path | None = None,
+        workers: int = 2,
     ) -> EvalReport:
         from meddiag.eval.runner import EvalOptions, run_evaluation
 
@@ -238,6 +239,7 @@ class MedDiagService:
             channels=channels,
             baseline=baseline,
             out_dir=out_dir,
+            workers=workers,
         )
         if not options.path.exists():
             raise InputError(f"No phenopacket file or folder at {options.path}.")

@@ -5,16 +5,22 @@ excluded findings) answered by both channels and the synthesis. Under the
 leave-publication-out protocol the engine is told to leave the case's own publications
 out, at retrieval time, for every piece of evidence and for the ranker. Results are
 written per case as they arrive, so an interrupted run resumes where it stopped.
+
+An ask is mostly Python work, so threads take turns under the interpreter lock; a long run
+therefore answers in worker processes, each with its own engine over the same knowledge base
+(attached to the parent's Milvus Lite server, which keeps the file locked against others).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import random
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,11 +36,15 @@ from meddiag.eval.report import render_markdown, summary_dict
 from meddiag.schema import AskResult, Channels
 
 if TYPE_CHECKING:
+    from meddiag.config import Settings
     from meddiag.diagnosis.index import PhenotypeIndex
     from meddiag.engine.api import Engine
 
 Protocol_ = Literal["leave-publication-out", "full"]
+Parallel = Literal["auto", "threads", "processes"]
 Progress = Callable[[str, float], None]
+# Below this many cases a worker process's start (it loads the knowledge base) is not repaid.
+PROCESS_MIN_CASES = 100
 
 
 class EvalOptions(BaseModel):
@@ -47,6 +57,7 @@ class EvalOptions(BaseModel):
     baseline: bool = False
     out_dir: Path | None = None
     workers: int = 2
+    parallel: Parallel = "auto"
     max_hops: int = 4
 
     def fingerprint(self) -> str:
@@ -159,6 +170,48 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
     )
 
 
+# One per worker process: its engine, gold context and the run's options.
+_WORKER: tuple[Engine, _Gold, EvalOptions] | None = None
+
+
+def _start_worker(settings: Settings, backend: str, vectors_uri: str, options: EvalOptions) -> None:
+    global _WORKER
+    from meddiag.engine.api import create_engine
+    from meddiag.knowledge.handle import open_knowledge_base
+
+    kb = open_knowledge_base(settings, vectors_uri=vectors_uri)
+    engine = create_engine(settings, backend=backend, kb=kb)  # type: ignore[arg-type]
+    _WORKER = (engine, _gold_context(engine, options.baseline), options)
+
+
+def _answer_in_worker(case: Case) -> CaseRecord:
+    if _WORKER is None:
+        raise RuntimeError("evaluation worker used before it was started")
+    engine, gold, options = _WORKER
+    return _answer(engine, case, options, gold)
+
+
+def _executor(
+    engine: Engine, options: EvalOptions, todo: int, gold: _Gold
+) -> tuple[Executor, Callable[[Case], CaseRecord]]:
+    """Worker processes for a long run over a shareable store, else threads in this process."""
+    workers = max(1, options.workers)
+    wants = options.parallel == "processes" or (
+        options.parallel == "auto" and workers > 1 and todo >= PROCESS_MIN_CASES
+    )
+    uri = engine.kb.vectors.shared_uri() if wants else None
+    if uri is None:
+        return ThreadPoolExecutor(max_workers=workers), lambda c: _answer(engine, c, options, gold)
+    # Spawned, not forked: a forked child would inherit the parent's gRPC channel to Milvus.
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker,
+        initargs=(engine.kb.settings, engine.backend, uri, options),
+    )
+    return pool, _answer_in_worker
+
+
 def _resume(path: Path, fingerprint: str) -> dict[str, CaseRecord]:
     done: dict[str, CaseRecord] = {}
     if not path.exists():
@@ -191,9 +244,10 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
     sink = out_file.open("a", encoding="utf-8") if out_file else None
+    pool, answer = _executor(engine, options, len(todo), gold)
     try:
-        with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
-            for record in pool.map(lambda c: _answer(engine, c, options, gold), todo):
+        with pool:
+            for record in pool.map(answer, todo):
                 records[record.case_id] = record
                 if sink:
                     row = {
@@ -205,6 +259,11 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
                 bar.update(1)
                 if progress:
                     progress(f"case {len(records)}/{len(cases)}", len(records) / len(cases))
+    except BrokenProcessPool as err:
+        raise MedDiagError(
+            "An evaluation worker process stopped (out of memory, or it could not open the knowledge "
+            f"base: {err}); the cases answered so far are kept — run again to resume."
+        ) from err
     finally:
         bar.close()
         if sink:

@@ -93,8 +93,13 @@ def _check_compatible(manifest: Manifest, settings: Settings) -> None:
         )
 
 
-def open_knowledge_base(settings: Settings | None = None) -> KnowledgeBaseHandle:
+def open_knowledge_base(
+    settings: Settings | None = None, *, vectors_uri: str | None = None
+) -> KnowledgeBaseHandle:
     """Open the built knowledge base of the configured profile.
+
+    `vectors_uri` attaches to vectors another process of this machine has open (its store's
+    `shared_uri()`), instead of opening them from the configuration.
 
     Raises `KnowledgeBaseMissing` when none was built, `KnowledgeBaseStale` / `EmbedderMismatch`
     when it cannot be read with the current configuration, `StoreLocked` when another process
@@ -116,7 +121,7 @@ def open_knowledge_base(settings: Settings | None = None) -> KnowledgeBaseHandle
         raise KnowledgeBaseStale(
             f"The knowledge graph file is missing from {kb_dir}; rebuild the knowledge base."
         )
-    vectors = open_vector_store(settings, kb_dir)
+    vectors = open_vector_store(settings, kb_dir, attach=vectors_uri)
     try:
         graph: GraphStore = open_neo4j(settings) if settings.uses_neo4j else open_local_graph(kb_dir)
     except BaseException:

@@ -23,8 +23,11 @@ def graph_store_kind(settings: Settings) -> GraphKind:
     return "neo4j" if settings.uses_neo4j else "local"
 
 
-def open_vector_store(settings: Settings, kb_dir: Path) -> MilvusVectorStore:
-    """The configured Milvus: the server at `MEDDIAG_MILVUS_URI`, else the Lite file inside `kb_dir`."""
+def open_vector_store(settings: Settings, kb_dir: Path, *, attach: str | None = None) -> MilvusVectorStore:
+    """The configured Milvus: the server at `MEDDIAG_MILVUS_URI`, else the Lite file inside `kb_dir`;
+    `attach` (another local process's `shared_uri()`) overrides both."""
+    if attach:
+        return MilvusVectorStore(attach, token=settings.milvus_token.get_secret_value())
     if settings.uses_milvus_server:
         return MilvusVectorStore(settings.milvus_uri, token=settings.milvus_token.get_secret_value())
     return MilvusVectorStore(kb_dir / LITE_FILE)

@@ -2,7 +2,9 @@
 
 Both go through `pymilvus.MilvusClient`, so the code path is the same; only opening and
 closing differ (a Lite file is served by a Milvus Lite server process that pymilvus starts and
-that locks the file against other processes).
+that locks the file against other processes). Another process of this machine may attach to a
+Lite server already running through its socket (`unix:` URI, see `shared_uri`), which is how
+the evaluation's worker processes share one file.
 """
 
 from __future__ import annotations
@@ -94,11 +96,13 @@ def _hit(hit: dict[str, Any]) -> VectorHit:
 
 
 class MilvusVectorStore:
-    """`VectorStore` over `pymilvus.MilvusClient`; `uri` is a Lite path or an http(s) server URI."""
+    """`VectorStore` over `pymilvus.MilvusClient`; `uri` is a Lite path, an http(s) server URI,
+    or the `unix:` socket of a Lite server another process of this machine runs."""
 
     def __init__(self, uri: str | Path, *, token: str = "", timeout_s: float = 5.0) -> None:
         self.uri = str(uri)
-        self.is_lite = not self.uri.startswith(("http://", "https://"))
+        self.attached = self.uri.startswith("unix:")
+        self.is_lite = not self.uri.startswith(("http://", "https://")) and not self.attached
         self._loaded: set[str] = set()
         self._load_lock = threading.Lock()
         self._unflushed: dict[str, int] = {}
@@ -121,6 +125,8 @@ class MilvusVectorStore:
             _SERVED_HERE.add(self._lite_path)
 
     def _open_error(self, err: Exception) -> StoreUnavailable:
+        if self.attached:
+            return StoreUnavailable("Milvus Lite", f"cannot attach to the Lite server at {self.uri}: {err}")
         if self.is_lite:
             return StoreUnavailable("Milvus Lite", f"cannot open the vector index {self.uri}: {err}")
         return StoreUnavailable(
@@ -133,8 +139,26 @@ class MilvusVectorStore:
         try:
             return fn(*args, **kwargs)
         except MilvusException as err:
-            store = "Milvus Lite" if self.is_lite else "Milvus server"
-            raise StoreUnavailable(store, f"{what} failed: {err}") from err
+            raise StoreUnavailable(self._label, f"{what} failed: {err}") from err
+
+    @property
+    def _label(self) -> str:
+        return "Milvus server" if self.uri.startswith(("http://", "https://")) else "Milvus Lite"
+
+    def shared_uri(self) -> str:
+        """A URI another process of this machine can open the same collections with, while this
+        store stays open: the Lite server's socket for a Lite file (the file itself stays locked)."""
+        if not self.is_lite:
+            return self.uri
+        if self._lite_path not in _SERVED_HERE:
+            raise StoreUnavailable("Milvus Lite", f"{self.uri} is closed; it has no server to share")
+        from milvus_lite.server_manager import server_manager_instance
+
+        # Returns the running server's socket (started when this store opened the file).
+        uri = server_manager_instance.start_and_get_uri(str(self._lite_path))
+        if not uri:
+            raise StoreUnavailable("Milvus Lite", f"no Lite server serves {self.uri} any more")
+        return uri
 
     # ------------------------------------------------------------------ writing
 
@@ -214,7 +238,7 @@ class MilvusVectorStore:
                 self._call(f"loading {collection}", self._client.get_load_state, collection).get("state")
             ):
                 if time.monotonic() > deadline:
-                    store = "Milvus Lite" if self.is_lite else "Milvus server"
+                    store = self._label
                     raise StoreUnavailable(
                         store, f"{collection} did not finish loading in {LOAD_TIMEOUT_S} s"
                     )

@@ -182,6 +182,9 @@ class InMemoryVectors:
     def count(self, collection: str) -> int:
         return len(self.records.get(collection, []))
 
+    def shared_uri(self) -> str | None:
+        return None  # in this process's memory only
+
     def collections(self) -> list[str]:
         return list(self.records)
 

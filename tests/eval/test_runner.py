@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from meddiag.config import Settings
+from meddiag.errors import MedDiagError
+from meddiag.eval.runner import PROCESS_MIN_CASES, EvalOptions, _executor, _gold_context, run_evaluation
 from meddiag.knowledge.assemble import assemble_kb
 from meddiag.knowledge.build import build_knowledge_base
 from meddiag.service import MedDiagService
@@ -99,3 +102,42 @@ def test_a_run_writes_cases_summary_report_and_resumes(
     assert (out / "cases.jsonl").read_text(encoding="utf-8").splitlines() == lines  # nothing re-run
     assert second.summary["top1"] == first.summary["top1"]
     assert "MedDiag evaluation" in second.markdown
+
+
+def test_worker_processes_answer_exactly_as_threads_do(service: MedDiagService, cases: Path) -> None:
+    engine = service.engine("lightrag")
+    options = EvalOptions(path=cases, baseline=True, workers=2)
+    pool, _ = _executor(
+        engine, options.model_copy(update={"parallel": "processes"}), 2, _gold_context(engine, False)
+    )
+    pool.shutdown()
+    assert isinstance(pool, ProcessPoolExecutor)  # really processes, not a silent fallback
+    by_threads = run_evaluation(engine, options.model_copy(update={"parallel": "threads"}))
+    by_processes = run_evaluation(engine, options.model_copy(update={"parallel": "processes"}))
+    assert [(r.case_id, r.rank, r.top10, r.baseline_rank) for r in by_processes.records] == [
+        (r.case_id, r.rank, r.top10, r.baseline_rank) for r in by_threads.records
+    ]
+    assert by_processes.records[0].result is not None and by_processes.records[0].result.relational.hops
+
+
+def test_short_runs_and_unshareable_stores_stay_in_threads(service: MedDiagService, cases: Path) -> None:
+    engine = service.engine("lightrag")
+    gold = _gold_context(engine, False)
+    auto = EvalOptions(path=cases, workers=2)
+    for options, todo in ((auto, PROCESS_MIN_CASES - 1), (auto.model_copy(update={"workers": 1}), 10_000)):
+        pool, _ = _executor(engine, options, todo, gold)
+        pool.shutdown()
+        assert isinstance(pool, ThreadPoolExecutor)
+    pool, _ = _executor(engine, auto, PROCESS_MIN_CASES, gold)
+    pool.shutdown()
+    assert isinstance(pool, ProcessPoolExecutor)
+
+
+def test_a_worker_that_cannot_open_the_knowledge_base_is_a_clear_error(
+    service: MedDiagService, cases: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = service.engine("lightrag")
+    monkeypatch.setattr(engine.kb.vectors, "shared_uri", lambda: "unix:/nonexistent/milvus.sock")
+    options = EvalOptions(path=cases, workers=2, parallel="processes")
+    with pytest.raises(MedDiagError, match="evaluation worker process stopped"):
+        run_evaluation(engine, options)

@@ -127,6 +127,35 @@ def test_a_second_process_gets_store_locked(tmp_path):
         holder.communicate("\n", timeout=120)
 
 
+ATTACH = """
+import sys
+from meddiag.stores.milvus import MilvusVectorStore
+store = MilvusVectorStore(sys.argv[1])
+print(",".join(h.id for h in store.search("t_records", [1.0] + [0.0] * 7, 2)))
+store.close()
+"""
+
+
+def test_another_process_attaches_through_the_shared_uri_while_the_file_stays_locked(store, tmp_path):
+    uri = store.shared_uri()
+    assert uri.startswith("unix:")
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(ATTACH), uri], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "a,b"
+    # The attached process closed its client only: this store still serves, the file stays locked.
+    assert [h.id for h in store.search("t_records", QUERY, 1)] == ["a"]
+    assert store.shared_uri() == uri
+
+
+def test_a_closed_lite_store_has_nothing_to_share(tmp_path):
+    closed = MilvusVectorStore(tmp_path / "milvus.db")
+    closed.close()
+    with pytest.raises(StoreUnavailable, match="closed"):
+        closed.shared_uri()
+
+
 def test_an_unreachable_server_fails_fast_with_store_unavailable():
     with pytest.raises(StoreUnavailable, match="MEDDIAG_MILVUS_URI"):
         MilvusVectorStore("http://127.0.0.1:9", timeout_s=2.0)
