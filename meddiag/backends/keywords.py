@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from meddiag.backends.base import Keywords, KnowledgeBaseView
-from meddiag.knowledge.model import Entity
+from meddiag.knowledge.model import NAME_ONLY_TYPES, Entity
 
 # A vector-only match must be this close (cosine) to count as the entity the phrase names.
 NAME_VECTOR_MIN_SCORE = 0.9
@@ -210,6 +210,12 @@ def _graph_name_candidates(kb: KnowledgeBaseView, phrase: str) -> list[Entity]:
     return [found[eid] for eid, _ in cached if eid in found]
 
 
+def _linkable_by(entity: Entity, phrase: str) -> bool:
+    """Whether a phrase that is exactly one of the entity's names may link to it: a disease
+    class only by its own name, as its name vectors hold (their synonyms are often findings)."""
+    return entity.type not in NAME_ONLY_TYPES or entity.name.strip().lower() == phrase.strip().lower()
+
+
 def _names_found(candidates: Sequence[Entity], phrase: str) -> list[Entity]:
     """Candidates named in the phrase; a name inside a longer matched name is dropped
     ("cleft" in "cleft palate")."""
@@ -226,16 +232,29 @@ def _names_found(candidates: Sequence[Entity], phrase: str) -> list[Entity]:
 def link_phrases(kb: KnowledgeBaseView, texts: Sequence[str]) -> tuple[list[Entity], list[str]]:
     """(entities named in the phrases, phrases that named none).
 
-    The name vectors answer first (one search per phrase); the graph store's name search,
-    a scan on the local store, is asked only for phrases the vectors could not link, at most
-    `MAX_NAME_SEARCHES` times per query.
+    A phrase that is exactly an entity's name or synonym (most findings in a vignette are)
+    links to those entities through the graph's name lookup. The other phrases ask the name
+    vectors (one search each, the costliest search of a query: the names collection is the
+    largest); the graph store's name search, a scan on the local store, is asked only for
+    phrases the vectors could not link, at most `MAX_NAME_SEARCHES` times per query.
     """
-    by_vector = _name_vector_candidates(kb, texts)
-    entities = kb.graph.get_many({eid for hits in by_vector for eid, _ in hits})
+    exact = {
+        phrase: found
+        for phrase, named in kb.graph.entities_named(texts).items()
+        if (found := [e for e in named if _linkable_by(e, phrase)])
+    }
+    rest = [t for t in texts if t not in exact]
+    by_vector = dict(zip(rest, _name_vector_candidates(kb, rest), strict=True))
+    entities = kb.graph.get_many({eid for hits in by_vector.values() for eid, _ in hits})
     linked: dict[str, Entity] = {}
     unlinked: list[str] = []
     name_searches = 0
-    for phrase, hits in zip(texts, by_vector, strict=True):
+    for phrase in texts:
+        if phrase in exact:
+            for entity in exact[phrase][:_CANDIDATES_PER_PHRASE]:
+                linked.setdefault(entity.id, entity)
+            continue
+        hits = by_vector[phrase]
         candidates = [entities[eid] for eid, _ in hits if eid in entities]
         found = _names_found(candidates, phrase)
         if not found and name_searches < MAX_NAME_SEARCHES:

@@ -38,7 +38,7 @@ from meddiag.knowledge.manifest import (
     read_manifest,
     write_manifest,
 )
-from meddiag.knowledge.model import KnowledgeBase, Relation
+from meddiag.knowledge.model import NAME_ONLY_TYPES, KnowledgeBase, Relation
 from meddiag.stores.base import VectorRecord, VectorStore
 from meddiag.stores.embedders import Embedder, create_embedder
 from meddiag.stores.factory import (
@@ -116,11 +116,6 @@ def entity_records(kb: KnowledgeBase) -> list[Pending]:
             Pending(id=e.id, text=text, kind=e.type, sources=tuple(e.sources), extra={"name": e.name})
         )
     return records
-
-
-# Disease classes (MONDO groupings) carry ~30k synonyms in the full KB that no finding or
-# diagnosis is linked to; their names stay, their synonyms are not embedded.
-NAME_ONLY_TYPES = frozenset({"DiseaseClass"})
 
 
 def entity_name_records(kb: KnowledgeBase) -> list[Pending]:

@@ -22,6 +22,10 @@ Predicate = Literal[
     "EQUIVALENT_TO",
 ]
 PREDICATES: tuple[str, ...] = Predicate.__args__  # type: ignore[attr-defined]
+# Disease classes (MONDO groupings) carry ~30k synonyms in the full KB that no finding or
+# diagnosis is linked to, many of them a finding's own label: a phrase links to a class
+# by its name only (and only its name is embedded for linking).
+NAME_ONLY_TYPES = frozenset({"DiseaseClass"})
 
 
 class KBModel(BaseModel):

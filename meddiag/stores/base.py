@@ -92,6 +92,10 @@ class GraphStore(Protocol):
     def search_names(
         self, text: str, *, types: Sequence[str] | None = None, limit: int = 20
     ) -> list[Entity]: ...
+    def entities_named(self, names: Sequence[str]) -> dict[str, list[Entity]]:
+        """Per name that has any, the entities whose name or a synonym is exactly that name
+        (case and surrounding blanks ignored), in a stable order."""
+
     def relations(
         self,
         entity_id: str,

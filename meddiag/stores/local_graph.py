@@ -218,6 +218,10 @@ class LocalGraphStore:
             return []
         return rank_names(self.name_index().candidates(needle, types), text, types, limit)
 
+    def entities_named(self, names: Sequence[str]) -> dict[str, list[Entity]]:
+        index = self.name_index()
+        return {name: found for name in names if (found := index.exact(name))}
+
     def name_index(self) -> NameIndex:
         """Every entity's lower-cased names, built on first search after a change."""
         return self._lazy("_names", lambda: NameIndex([e for _, e in self._g.nodes(data="entity")]))

@@ -24,6 +24,14 @@ class NameIndex:
             (entity, SEPARATOR.join([entity.name.lower(), *(s.lower() for s in entity.synonyms)]))
             for entity in entities
         ]
+        self._exact: dict[str, list[Entity]] = {}
+        for entity in entities:
+            for name in dict.fromkeys(n.strip().lower() for n in (entity.name, *entity.synonyms)):
+                self._exact.setdefault(name, []).append(entity)
+
+    def exact(self, name: str) -> list[Entity]:
+        """Entities whose name or a synonym is exactly `name` (lower-cased, stripped), in graph order."""
+        return self._exact.get(name.strip().lower(), [])
 
     def candidates(self, needle: str, types: Sequence[str] | None) -> list[Entity]:
         """Entities (of `types`) whose name or a synonym contains the lower-cased `needle`, in graph

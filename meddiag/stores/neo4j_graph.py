@@ -190,6 +190,26 @@ class Neo4jGraphStore:
             yield from (_relation(r["rel"]) for r in rows)
             after = ids[-1]
 
+    def entities_named(self, names: Sequence[str]) -> dict[str, list[Entity]]:
+        wanted: dict[str, list[str]] = {}
+        for name in names:
+            if key := name.strip().lower():
+                wanted.setdefault(key, []).append(name)
+        if not wanted:
+            return {}
+        rows = self._run(
+            "UNWIND $names AS q MATCH (n:Entity) "
+            "WHERE toLower(trim(n.name)) = q OR any(s IN coalesce(n.synonyms, []) WHERE toLower(trim(s)) = q) "
+            "RETURN q, properties(n) AS props ORDER BY n.id",
+            read=True,
+            names=list(wanted),
+        )
+        out: dict[str, list[Entity]] = {}
+        for row in rows:
+            for name in wanted[row["q"]]:
+                out.setdefault(name, []).append(_entity(row["props"]))
+        return out
+
     def search_names(self, text: str, *, types: Sequence[str] | None = None, limit: int = 20) -> list[Entity]:
         needle = text.strip().lower()
         if not needle or limit <= 0:

@@ -65,6 +65,17 @@ class InMemoryGraph:
     def get_many(self, entity_ids: Iterable[str]) -> dict[str, Entity]:
         return {i: self.entities[i] for i in entity_ids if i in self.entities}
 
+    def entities_named(self, names: Sequence[str]) -> dict[str, list[Entity]]:
+        out: dict[str, list[Entity]] = {}
+        for name in names:
+            key = name.strip().lower()
+            found = [
+                e for e in self.entities.values() if key in {n.strip().lower() for n in (e.name, *e.synonyms)}
+            ]
+            if key and found:
+                out[name] = found
+        return out
+
     def search_names(self, text: str, *, types: Sequence[str] | None = None, limit: int = 20) -> list[Entity]:
         needle = text.lower().strip()
         hits = [

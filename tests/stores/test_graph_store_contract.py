@@ -126,6 +126,17 @@ def test_name_search_ranks_exact_then_synonym_then_prefix_then_substring(graph_s
     assert graph_store.search_names("   ") == []
 
 
+def test_exact_name_lookup_matches_whole_names_and_synonyms_only(graph_store):
+    found = graph_store.entities_named(["Marfan syndrome", "  spider FINGERS ", "mfs", "marfan", "nothing"])
+    assert {name: [e.id for e in es] for name, es in found.items()} == {
+        "Marfan syndrome": [MARFAN],
+        "  spider FINGERS ": [ARACHNO],
+        "mfs": [MARFAN],
+    }  # a part of a name ("marfan") or an unknown name finds nothing
+    assert found["mfs"][0].name == "Marfan syndrome"
+    assert graph_store.entities_named([]) == {} and graph_store.entities_named(["  "]) == {}
+
+
 def test_neighbourhood_respects_depth_types_and_max_nodes(graph_store):
     entities, relations = graph_store.neighbourhood(MARFAN, depth=1, max_nodes=50)
     assert {e.id for e in entities} == {MARFAN, ARACHNO, ECTOPIA, AORTIC, FBN1, AD}
