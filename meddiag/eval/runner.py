@@ -16,7 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import os
 import random
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -174,8 +176,16 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
 _WORKER: tuple[Engine, _Gold, EvalOptions] | None = None
 
 
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose command was killed would otherwise live on, holding its memory."""
+    while os.getppid() == parent:
+        time.sleep(2.0)
+    os._exit(1)
+
+
 def _start_worker(settings: Settings, backend: str, vectors_uri: str, options: EvalOptions) -> None:
     global _WORKER
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     from meddiag.engine.api import create_engine
     from meddiag.knowledge.handle import open_knowledge_base
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
@@ -141,3 +145,39 @@ def test_a_worker_that_cannot_open_the_knowledge_base_is_a_clear_error(
     options = EvalOptions(path=cases, workers=2, parallel="processes")
     with pytest.raises(MedDiagError, match="evaluation worker process stopped"):
         run_evaluation(engine, options)
+
+
+ORPHAN = """
+import multiprocessing, os, sys, threading, time
+from meddiag.eval.runner import _exit_with_parent
+
+def child():
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    time.sleep(120)
+
+if __name__ == "__main__":
+    worker = multiprocessing.get_context("spawn").Process(target=child)
+    worker.start()
+    print(worker.pid, flush=True)
+    time.sleep(1.0)
+    os._exit(0)  # the command dies without shutting its workers down
+"""
+
+
+def test_a_worker_exits_when_its_command_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    worker = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _alive(worker):
+        time.sleep(0.2)
+    assert not _alive(worker)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
