@@ -128,7 +128,7 @@ class HyperGraphRAG(Backend):
 
         names = scope.names({m for h in hyperedges for m in h.hyperedge.members})
         kg_entities = fit_budget(
-            [to_kg_entity(s.entity) for s in entities], lambda e: e.description, budgets.entities
+            (to_kg_entity(s.entity) for s in entities), lambda e: e.description, budgets.entities
         )
         kg_hyperedges = [to_kg_hyperedge(h, names) for h in hyperedges]
         texts = passages(chunks, budgets.chunks)

@@ -120,12 +120,12 @@ class LightRAG(Backend):
         # 4. token budgets
         names = scope.names({n for r in relations for n in (r.relation.subject, r.relation.object)})
         kg_entities = fit_budget(
-            [to_kg_entity(s.entity, rank=float(scope.degree(s.entity.id))) for s in entities],
+            (to_kg_entity(s.entity, rank=float(scope.degree(s.entity.id))) for s in entities),
             lambda e: f"{e.name} {e.type} {e.description}",
             budgets.entities,
         )
         kg_triples = fit_budget(
-            [to_kg_triple(r.relation, names, rank=r.score) for r in relations],
+            (to_kg_triple(r.relation, names, rank=r.score) for r in relations),
             lambda t: t.description,
             budgets.relations,
         )

@@ -210,7 +210,7 @@ class MiniRAG(Backend):
         relations = list({r.key: r for p in kept_paths for r in p.relations}.values())
         names = scope.names({n for r in relations for n in (r.subject, r.object)})
         triples = fit_budget(
-            [to_kg_triple(r, names) for r in relations], lambda t: t.description, budgets.relations
+            (to_kg_triple(r, names) for r in relations), lambda t: t.description, budgets.relations
         )
         for t in triples:  # MiniRAG's edge rank: the sum of both ends' degrees
             t.rank = float(scope.degree(t.subject_id or "") + scope.degree(t.object_id or ""))

@@ -254,7 +254,7 @@ class PathRAG(Backend):
             | {n for r in high_relations for n in (r.relation.subject, r.relation.object)}
         )
         high_triples = fit_budget(
-            [to_kg_triple(r.relation, names, rank=r.score, level="high") for r in high_relations],
+            (to_kg_triple(r.relation, names, rank=r.score, level="high") for r in high_relations),
             lambda t: t.description,
             budgets.relations // 2,
         )
