@@ -177,15 +177,19 @@ _WORKER: tuple[Engine, _Gold, EvalOptions] | None = None
 
 
 def _exit_with_parent(parent: int) -> None:
-    """A worker whose command was killed would otherwise live on, holding its memory."""
+    """A worker whose command was killed would otherwise live on, holding its memory.
+    `parent` is the command's pid, passed in: one that died before this worker started has
+    already handed it to another parent."""
     while os.getppid() == parent:
         time.sleep(2.0)
     os._exit(1)
 
 
-def _start_worker(settings: Settings, backend: str, vectors_uri: str, options: EvalOptions) -> None:
+def _start_worker(
+    parent: int, settings: Settings, backend: str, vectors_uri: str, options: EvalOptions
+) -> None:
     global _WORKER
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     from meddiag.engine.api import create_engine
     from meddiag.knowledge.handle import open_knowledge_base
 
@@ -217,7 +221,7 @@ def _executor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_start_worker,
-        initargs=(engine.kb.settings, engine.backend, uri, options),
+        initargs=(os.getpid(), engine.kb.settings, engine.backend, uri, options),
     )
     return pool, _answer_in_worker
 

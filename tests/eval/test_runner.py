@@ -151,25 +151,28 @@ ORPHAN = """
 import multiprocessing, os, sys, threading, time
 from meddiag.eval.runner import _exit_with_parent
 
-def child():
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+def child(parent):
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     time.sleep(120)
 
 if __name__ == "__main__":
-    worker = multiprocessing.get_context("spawn").Process(target=child)
+    worker = multiprocessing.get_context("spawn").Process(target=child, args=(os.getpid(),))
     worker.start()
     print(worker.pid, flush=True)
-    time.sleep(1.0)
-    os._exit(0)  # the command dies without shutting its workers down
+    os._exit(0)  # the command dies at once, before the worker has even started
 """
 
 
 def test_a_worker_exits_when_its_command_is_killed(tmp_path: Path) -> None:
     script = tmp_path / "orphan.py"
     script.write_text(ORPHAN, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
-    worker = int(done.stdout.split()[0])
-    deadline = time.monotonic() + 30
+    # The worker inherits stdout, so read the pid line rather than wait for the pipe to close.
+    command = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert command.stdout is not None
+    worker = int(command.stdout.readline())
+    command.wait(timeout=60)
+    command.stdout.close()
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline and _alive(worker):
         time.sleep(0.2)
     assert not _alive(worker)
