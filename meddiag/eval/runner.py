@@ -13,6 +13,7 @@ therefore answers in worker processes, each with its own engine over the same kn
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import multiprocessing
@@ -196,6 +197,9 @@ def _start_worker(
     kb = open_knowledge_base(settings, vectors_uri=vectors_uri)
     engine = create_engine(settings, backend=backend, kb=kb)  # type: ignore[arg-type]
     _WORKER = (engine, _gold_context(engine, options.baseline), options)
+    # The engine holds millions of small objects; freeing them one by one when the pool
+    # shuts down took a busy worker about a minute, and by then its results are all sent.
+    atexit.register(os._exit, 0)
 
 
 def _answer_in_worker(case: Case) -> CaseRecord:
