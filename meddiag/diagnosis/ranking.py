@@ -72,6 +72,16 @@ by publication, leave-publication-out, on the development phenopackets — see
    to every profile's MONDO description (45.0 % at the smallest weight tried), OMIM–ORPHA
    pooling through shared genes (42.2–42.6 %), and phenotypic-series siblings through
    shared genes (+0.3 points).
+10. Rejected because its gain was a leak: a learned re-ranking of the top 60 candidates
+   (conditional logit, 5-fold by publication) over the score and eight features of each
+   match — share of findings explained, exactly annotated (observed and excluded), best
+   match, visible feature and publication counts, "scored only through its series".
+   Held out it lifted top-1 45.6 % → 49.7 %, but all of that came from features that the
+   left-out publication itself shapes: a candidate with no visible fact exists only
+   because its facts were hidden (real knowledge bases have no such profile), and the
+   gold disease's visible profile is small because it lost the case's own facts. On the
+   3,909 cases with no such candidate, the match features alone moved top-1 46.8 % →
+   46.8 % (linear) and 47.3 % (gradient-boosted trees); with the counts, 48.9 %.
 
 Leaving sources out: facts whose every source is in `exclude_sources` are hidden at query
 time; the profiles that used them are re-scored from their remaining facts (no
