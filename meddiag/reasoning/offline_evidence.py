@@ -47,6 +47,9 @@ class EvidenceReader:
     def __init__(self, resources: ReasoningResources, params: OfflineParams) -> None:
         self.res = resources
         self.params = params
+        # A hop tests every retrieved triple against every pattern (~10,000 tests per
+        # question) over a few hundred distinct slots and values that recur across questions.
+        self.slot_matches = lru_cache(maxsize=65536)(self._slot_matches)
 
     # ------------------------------------------------------------------ diseases
 
@@ -135,7 +138,7 @@ class EvidenceReader:
         full = self.res.ic(finding)
         return full > 0 and self.credit(finding, terms) >= self.params.support_ic_share * full
 
-    def slot_matches(self, slot: str, value_id: str, value_name: str) -> bool:
+    def _slot_matches(self, slot: str, value_id: str, value_name: str) -> bool:
         """Does a pattern slot (``?``, an id, a name, a placeholder) accept a triple's value?"""
         s = slot.strip()
         if s in ("?", "") or s.startswith("Entity#"):

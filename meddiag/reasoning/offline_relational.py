@@ -263,9 +263,11 @@ class RelationalSteps:
                 if normalise_predicate(t.predicate) == "HAS_PHENOTYPE"
             }
             own = self.rank(parsed, None, size)
-            # Explaining a candidate is the costly part of ranking: do each one once.
+            # Explaining a candidate is the costly part of ranking: do each one once, and only
+            # for the few retrieved candidates that can still fill a place left in the top `size`
+            # (twice as many, since `rank` drops candidates no finding supports).
             rest = seen - {e.id for e in own}
-            from_triples = self.rank(parsed, rest, len(rest)) if rest else []
+            from_triples = self.rank(parsed, rest, min(len(rest), 2 * size)) if rest else []
             merged = {e.id: e for e in [*own, *from_triples]}
             ranked = sorted(merged.values(), key=lambda e: (-e.score, e.id))[:size]
         if not ranked:

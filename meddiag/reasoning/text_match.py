@@ -51,9 +51,12 @@ def doc_disease(doc_id: str) -> str | None:
     return m.group(1) if m else None
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=32768)
 def link_cached(linker: PhraseLinker, text: str) -> LinkedText:
-    """Passages recur across hops and steps; link each text once."""
+    """Passages recur across hops, steps and questions; link each text once.
+
+    An ask links ~200 passage sentences, many of them again in later asks about related
+    diseases, so the cache holds those of the last ~150 asks (a few kB each)."""
     return linker.link(text)
 
 
