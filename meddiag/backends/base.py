@@ -12,6 +12,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, get_args
@@ -244,6 +245,10 @@ def relation_keys_from_hit(hit: VectorHit) -> tuple[str, str, list[str]]:
 
 # Entities with more relations than this are hubs: looked up from their neighbours' side.
 HUB_DEGREE = 400
+# Vector searches a retrieval starts ahead (`QueryScope.prefetch`): the Milvus server answers
+# them side by side while the retrieval goes on with graph work; the threads only wait.
+_SEARCHES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="meddiag-search")
+SearchKey = tuple[str, tuple[str, ...], int, tuple[str, ...] | None]
 HUB_CHECKS = 150  # best-supported neighbours checked for links to hub start entities
 
 
@@ -303,6 +308,7 @@ class QueryScope:
         self._entities: dict[str, Entity | None] = {}
         self._degrees: dict[str, int] = {}
         self.cache: dict[tuple[str, str], Any] = {}  # per-query memo for derived lookups
+        self._prefetched: dict[SearchKey, Future[list[list[VectorHit]]]] = {}
 
     @property
     def exclude(self) -> frozenset[str]:
@@ -346,13 +352,28 @@ class QueryScope:
         asked = [t for t in dict.fromkeys(texts) if t.strip()]
         if not asked or top_k <= 0:
             return [[] for _ in texts]
-        vecs = self.vectors(asked)
+        key: SearchKey = (collection, tuple(asked), top_k, tuple(kinds) if kinds else None)
+        pending = self._prefetched.get(key)
         with self.stages.stage("vector_search"):
-            found = self.kb.vectors.search_many(
-                self.kb.collection(collection), vecs, top_k, kinds=kinds, exclude_sources=self.exclude
-            )
+            found = pending.result() if pending is not None else self._store_search(key, self.vectors(asked))
         by_text = dict(zip(asked, found, strict=True))
         return [by_text.get(t, []) for t in texts]
+
+    def prefetch(self, searches: Iterable[tuple[str, Sequence[str], int]]) -> None:
+        """Start (collection, texts, top_k) searches now; `search_many` with the same arguments
+        then takes their results instead of searching again. For searches a retrieval is sure
+        to make and that do not depend on each other."""
+        for collection, texts, top_k in searches:
+            asked = [t for t in dict.fromkeys(texts) if t.strip()]
+            key: SearchKey = (collection, tuple(asked), top_k, None)
+            if asked and top_k > 0 and key not in self._prefetched:
+                self._prefetched[key] = _SEARCHES.submit(self._store_search, key, self.vectors(asked))
+
+    def _store_search(self, key: SearchKey, vecs: list[list[float]]) -> list[list[VectorHit]]:
+        collection, _, top_k, kinds = key
+        return self.kb.vectors.search_many(
+            self.kb.collection(collection), vecs, top_k, kinds=kinds, exclude_sources=self.exclude
+        )
 
     def entity_hits(self, text: str, top_k: int) -> list[ScoredEntity]:
         hits = self.search("entities", text, top_k)

@@ -105,6 +105,11 @@ class HyperGraphRAG(Backend):
         hyperedges: list[ScoredHyperedge] = []
         chunks: list[ScoredChunk] = []
 
+        # The hyperedge and chunk searches depend on nothing found here: start them first.
+        scope.prefetch(
+            ([("hyperedges", [scope.high_text], req.top_k)] if req.wants_graph else [])
+            + ([("chunks", [req.query], req.top_k)] if req.wants_text else [])
+        )
         if req.wants_graph:
             # 1. entity-based: entities → their hyperedges
             local_entities = scope.low_level_entities(req.top_k)

@@ -97,6 +97,11 @@ class LightRAG(Backend):
         relations: list[ScoredRelation] = []
         chunks: list[ScoredChunk] = []
 
+        # Relationship and chunk searches depend on nothing found here: start them first.
+        scope.prefetch(
+            ([("relationships", [scope.high_text], req.top_k)] if req.wants_graph else [])
+            + ([("chunks", self._chunk_texts(scope), req.top_k)] if req.wants_text else [])
+        )
         if req.wants_graph:
             # 1. low level: entities, then their one-hop relations
             local_entities = scope.low_level_entities(req.top_k)
@@ -111,9 +116,7 @@ class LightRAG(Backend):
             relations = round_robin(local_relations, global_relations, key=lambda s: s.relation.key)
 
         if req.wants_text:
-            named = scope.low_text
-            texts = [req.query, named] if named != req.query else [req.query]
-            by_query, *rest = scope.chunk_hits_many(texts, req.top_k)
+            by_query, *rest = scope.chunk_hits_many(self._chunk_texts(scope), req.top_k)
             by_names = rest[0] if rest else []
             chunks = round_robin(by_query, by_names, key=lambda c: c.chunk.id)
 
@@ -135,3 +138,9 @@ class LightRAG(Backend):
                 formats.render_lightrag(kg_entities, kg_triples, texts),
                 formats.lightrag_items(kg_entities, kg_triples, texts),
             )
+
+    @staticmethod
+    def _chunk_texts(scope: QueryScope) -> list[str]:
+        """Mix mode searches chunks by the query and by the entities it names."""
+        query, named = scope.request.query, scope.low_text
+        return [query, named] if named != query else [query]

@@ -179,6 +179,11 @@ class MiniRAG(Backend):
         req, budgets = scope.request, self.budgets
         answer_type = req.keywords.answer_type or "Disease"
 
+        # The relationship votes and the chunk vector route depend on nothing found here.
+        scope.prefetch(
+            [("relationships", [scope.high_text], req.top_k)]
+            + ([("chunks", [req.query], req.top_k * 2)] if req.wants_text else [])
+        )
         # 1. start nodes from the name index and the entity vectors (the graph guides the
         #    chunk search too, so this runs in every mode)
         starts = scope.low_level_entities(req.top_k)[: max(MAX_START_NODES, len(req.seeds))]

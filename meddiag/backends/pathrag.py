@@ -217,6 +217,11 @@ class PathRAG(Backend):
         low_entities: list[KGEntity] = []
         low_paths: list[ScoredPath] = []
 
+        # The high-level and chunk searches depend on nothing found here: start them first.
+        scope.prefetch(
+            ([("relationships", [scope.high_text], req.top_k)] if req.wants_graph else [])
+            + ([("chunks", [req.query], req.top_k)] if req.wants_text else [])
+        )
         if req.wants_graph:
             # 1-3. retrieved nodes → bounded paths between pairs → flow pruning
             retrieved = scope.low_level_entities(req.top_k)

@@ -9,6 +9,7 @@ from meddiag.backends import keywords
 from meddiag.backends.base import QueryScope, RetrievalRequest, Stages
 from meddiag.backends.keywords import NameCandidateCache, extract_keywords
 from meddiag.backends.registry import get_backend
+from meddiag.errors import StoreUnavailable
 from meddiag.schema import BACKENDS
 from tests.backends.fakes import FakeKB
 from tests.backends.hand_kb import ARACHNO, ECTOPIA, TALL
@@ -87,3 +88,26 @@ def test_batched_scope_search_answers_each_text_as_its_own_search(kb: FakeKB) ->
     assert batched[0] == batched[3] == s.search("chunks", "arachnodactyly", 5)
     assert batched[2] == s.search("chunks", "tall stature", 5)
     assert batched[0] != batched[2]
+
+
+def test_a_prefetched_search_is_collected_not_repeated(kb: FakeKB) -> None:
+    s = scope(kb, seeds=(), top_k=5)
+    texts = ["arachnodactyly", "tall stature"]
+    s.prefetch([("chunks", texts, 5)])
+    s._prefetched[("chunks", tuple(texts), 5, None)].result()  # let it finish before counting
+    calls = calls_during(kb, lambda: s.search_many("chunks", texts, 5))
+    assert calls == []
+    assert s.search_many("chunks", texts, 5) == scope(kb, seeds=(), top_k=5).search_many("chunks", texts, 5)
+
+
+def test_a_failed_prefetched_search_fails_where_its_result_is_needed(
+    kb: FakeKB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def down(*_args: object, **_kwargs: object) -> None:
+        raise StoreUnavailable("Milvus server", "cannot reach it")
+
+    s = scope(kb, seeds=(), top_k=5)
+    monkeypatch.setattr(kb.vectors, "search_many", down)
+    s.prefetch([("relationships", ["tall stature"], 5)])  # no error yet: it runs aside
+    with pytest.raises(StoreUnavailable, match="cannot reach"):
+        s.relation_hits("tall stature", 5)
