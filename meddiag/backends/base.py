@@ -245,11 +245,11 @@ def relation_keys_from_hit(hit: VectorHit) -> tuple[str, str, list[str]]:
 
 # Entities with more relations than this are hubs: looked up from their neighbours' side.
 HUB_DEGREE = 400
+HUB_CHECKS = 150  # best-supported neighbours checked for links to hub start entities
 # Vector searches a retrieval starts ahead (`QueryScope.prefetch`): the Milvus server answers
 # them side by side while the retrieval goes on with graph work; the threads only wait.
 _SEARCHES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="meddiag-search")
 SearchKey = tuple[str, tuple[str, ...], int, tuple[str, ...] | None]
-HUB_CHECKS = 150  # best-supported neighbours checked for links to hub start entities
 
 
 @dataclass
