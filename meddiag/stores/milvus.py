@@ -238,9 +238,8 @@ class MilvusVectorStore:
                 self._call(f"loading {collection}", self._client.get_load_state, collection).get("state")
             ):
                 if time.monotonic() > deadline:
-                    store = self._label
                     raise StoreUnavailable(
-                        store, f"{collection} did not finish loading in {LOAD_TIMEOUT_S} s"
+                        self._label, f"{collection} did not finish loading in {LOAD_TIMEOUT_S} s"
                     )
                 time.sleep(0.05)
             self._loaded.add(collection)
