@@ -6,7 +6,6 @@ same Milvus Lite file is refused with `StoreLocked`.
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 from types import TracebackType
 
@@ -128,9 +127,4 @@ def open_knowledge_base(
     except BaseException:
         vectors.close()
         raise
-    # The local graph is millions of objects that live as long as the process. Left to the
-    # cyclic collector, each of its full passes walks them all (seconds on the full KB, landing
-    # on whichever question is being answered); frozen, the collector skips them. They are
-    # still freed by reference counting when the handle goes.
-    gc.freeze()
     return KnowledgeBaseHandle(settings, manifest, vectors, graph, embedder)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import gc
 import subprocess
 import sys
 import textwrap
@@ -65,13 +64,6 @@ def test_opened_knowledge_base_answers_from_vectors_and_graph(built):
         assert {r.object for r in kb.graph.relations(MARFAN, predicates=["ASSOCIATED_GENE"])} == {FBN1}
         with pytest.raises(Exception, match="no 'passages' collection"):
             kb.collection("passages")
-
-
-def test_opening_freezes_the_loaded_graph_out_of_the_cyclic_collector(built):
-    settings, _ = built
-    gc.unfreeze()
-    with open_knowledge_base(settings):
-        assert gc.get_freeze_count() > 0
 
 
 def test_exclusion_applies_to_built_collections(built):
