@@ -252,6 +252,12 @@ _SEARCHES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="meddiag-search
 SearchKey = tuple[str, tuple[str, ...], int, tuple[str, ...] | None]
 
 
+def _search_key(collection: str, texts: Iterable[str], top_k: int, kinds: Sequence[str] | None) -> SearchKey:
+    """(collection, the distinct non-blank texts, top_k, kinds): what one store search asks."""
+    asked = tuple(t for t in dict.fromkeys(texts) if t.strip())
+    return (collection, asked, top_k, tuple(kinds) if kinds else None)
+
+
 @dataclass
 class OneHop:
     """Relations between start entities and the neighbours they reach."""
@@ -349,10 +355,10 @@ class QueryScope:
         self, collection: str, texts: Sequence[str], top_k: int, kinds: Sequence[str] | None = None
     ) -> list[list[VectorHit]]:
         """One vector search per text, all in one store call (its cost hardly depends on the count)."""
-        asked = [t for t in dict.fromkeys(texts) if t.strip()]
+        key = _search_key(collection, texts, top_k, kinds)
+        asked = list(key[1])
         if not asked or top_k <= 0:
             return [[] for _ in texts]
-        key: SearchKey = (collection, tuple(asked), top_k, tuple(kinds) if kinds else None)
         pending = self._prefetched.get(key)
         with self.stages.stage("vector_search"):
             found = pending.result() if pending is not None else self._store_search(key, self.vectors(asked))
@@ -364,10 +370,9 @@ class QueryScope:
         then takes their results instead of searching again. For searches a retrieval is sure
         to make and that do not depend on each other."""
         for collection, texts, top_k in searches:
-            asked = [t for t in dict.fromkeys(texts) if t.strip()]
-            key: SearchKey = (collection, tuple(asked), top_k, None)
-            if asked and top_k > 0 and key not in self._prefetched:
-                self._prefetched[key] = _SEARCHES.submit(self._store_search, key, self.vectors(asked))
+            key = _search_key(collection, texts, top_k, None)
+            if key[1] and top_k > 0 and key not in self._prefetched:
+                self._prefetched[key] = _SEARCHES.submit(self._store_search, key, self.vectors(key[1]))
 
     def _store_search(self, key: SearchKey, vecs: list[list[float]]) -> list[list[VectorHit]]:
         collection, _, top_k, kinds = key

@@ -56,7 +56,7 @@ def link_cached(linker: PhraseLinker, text: str) -> LinkedText:
     """Passages recur across hops, steps and questions; link each text once.
 
     An ask links ~200 passage sentences, many of them again in later asks about related
-    diseases, so the cache holds those of the last ~150 asks (a few kB each)."""
+    diseases, so the cache holds those of the last ~150 asks."""
     return linker.link(text)
 
 
