@@ -22,6 +22,7 @@ index finds where a query starts.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,11 +74,17 @@ def neighbours(scope: QueryScope, node: str) -> dict[str, Relation]:
 def reasoning_paths(
     scope: QueryScope, starts: Sequence[str], answer_type: str, votes: dict[str, float]
 ) -> list[Path]:
-    """Scored paths of ≤ 2 hops out of the start nodes, best first."""
+    """Scored paths of ≤ 2 hops out of the start nodes, best first.
+
+    A query yields thousands of candidate paths and keeps `MAX_PATHS`, so candidates are
+    plain sort keys, ``(-score, hops, nodes, index)``, compared natively; only the kept
+    ones become `Path` objects.
+    """
     start_set = set(starts)
     hop = scope.one_hop(starts)  # bounded on hub start nodes
     adjacency = {s: hop.neighbours(s) for s in starts}
     types = {i: e.type for i, e in scope.entities({n for adj in adjacency.values() for n in adj}).items()}
+    type_of = types.get
 
     # Thousands of paths share a few hundred relations: look each one's vote up once
     # (`Relation.key` formats a string per call). Relations stay referenced by the scope.
@@ -89,31 +96,34 @@ def reasoning_paths(
             found = vote_of[id(rel)] = votes.get(rel.key, 0.0) if votes else 0.0
         return found
 
-    def typed(node: str) -> float:
-        return 1.0 if types.get(node) == answer_type else 0.0
+    keys: list[tuple[float, int, tuple[str, ...], int]] = []
+    relations: list[tuple[Relation, ...]] = []
+
+    def add(nodes: tuple[str, ...], rels: tuple[Relation, ...], score: float) -> None:
+        keys.append((-score, len(rels), nodes, len(relations)))
+        relations.append(rels)
 
     # A path scores the start nodes on it + 1 if it ends in the answer type + its relations'
-    # votes. Its start-node count is known from its shape, so it is not recounted per path
-    # (thousands of paths per query).
+    # votes. Its start-node count is known from its shape, so it is not recounted per path.
     holders: dict[str, list[str]] = defaultdict(list)  # node -> start nodes it neighbours
     for t, adj in adjacency.items():
         for a in adj:
             holders[a].append(t)
-    paths: list[Path] = []
     for s, adj in adjacency.items():
         for a, rel in adj.items():
             v = vote(rel)
             on_start = 1 if a in start_set else 0
-            paths.append(Path((s, a), (rel,), 1 + on_start + typed(a) + v))
+            add((s, a), (rel,), 1 + on_start + (1.0 if type_of(a) == answer_type else 0.0) + v)
             # two hops back into another start node: from the start nodes' own lists
             for t in holders[a]:
                 if t != s and a != t:
                     rel2 = adjacency[t][a]
-                    paths.append(Path((s, a, t), (rel, rel2), 2 + on_start + typed(t) + (v + vote(rel2))))
+                    typed = 1.0 if type_of(t) == answer_type else 0.0
+                    add((s, a, t), (rel, rel2), 2 + on_start + typed + (v + vote(rel2)))
     # two hops through small intermediates that are not answers themselves
     expansions = 0
     for s, adj in adjacency.items():
-        middles = [a for a in adj if a not in start_set and types.get(a) != answer_type]
+        middles = [a for a in adj if a not in start_set and type_of(a) != answer_type]
         for a in sorted(middles, key=lambda m: (scope.degree(m), m)):
             if expansions >= MAX_EXPANSIONS or scope.degree(a) > MAX_INTERMEDIATE_DEGREE:
                 break
@@ -125,9 +135,8 @@ def reasoning_paths(
             types.update(far_types)
             for b, rel2 in far.items():
                 if b not in start_set and b != s and far_types.get(b) == answer_type:
-                    paths.append(Path((s, a, b), (rel, rel2), 1 + 1.0 + (v + vote(rel2))))
-    paths.sort(key=lambda p: (-p.score, len(p.relations), p.nodes))
-    return paths[:MAX_PATHS]
+                    add((s, a, b), (rel, rel2), 1 + 1.0 + (v + vote(rel2)))
+    return [Path(nodes, relations[i], -neg) for neg, _, nodes, i in heapq.nsmallest(MAX_PATHS, keys)]
 
 
 def rank_answers(paths: Sequence[Path], answer_type: str, types: dict[str, str]) -> list[tuple[str, float]]:

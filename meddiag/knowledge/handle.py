@@ -6,6 +6,7 @@ same Milvus Lite file is refused with `StoreLocked`.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from types import TracebackType
 
@@ -18,6 +19,12 @@ from meddiag.stores.factory import open_local_graph, open_neo4j, open_vector_sto
 from meddiag.stores.local_graph import GRAPH_FILE
 
 MISSING = "No knowledge base yet — run `meddiag build` or open the app to build it."
+# The local graph is millions of objects that live as long as the process. At CPython's
+# default thresholds the cyclic collector runs every 700 allocations, and its full passes walk
+# all of them (2-2.5 s on the full KB, landing on whichever question is being answered; ~50 ms
+# per MiniRAG retrieval on average). Rarer young collections keep full passes rare too; memory
+# is still freed at once by reference counting, only cycles wait longer.
+COLLECTOR_THRESHOLDS = (50_000, 20, 100)
 
 
 class KnowledgeBaseHandle:
@@ -127,4 +134,11 @@ def open_knowledge_base(
     except BaseException:
         vectors.close()
         raise
+    relax_collector()
     return KnowledgeBaseHandle(settings, manifest, vectors, graph, embedder)
+
+
+def relax_collector() -> None:
+    """Raise the cyclic collector's thresholds to `COLLECTOR_THRESHOLDS` (never lower them)."""
+    current = gc.get_threshold()
+    gc.set_threshold(*(max(c, w) for c, w in zip(current, COLLECTOR_THRESHOLDS, strict=True)))

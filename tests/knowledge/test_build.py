@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import gc
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ from meddiag.config import Settings
 from meddiag.errors import EmbedderMismatch, KnowledgeBaseMissing, StoreLocked
 from meddiag.knowledge import build as build_module
 from meddiag.knowledge.build import build_knowledge_base, kb_stats, relationship_records, vector_records
-from meddiag.knowledge.handle import open_knowledge_base
+from meddiag.knowledge.handle import COLLECTOR_THRESHOLDS, open_knowledge_base
 from meddiag.knowledge.manifest import COLLECTIONS, read_manifest
 from tests.stores.tiny_kb import AORTIC, ARACHNO, ECTOPIA, FBN1, MARFAN, tiny_kb
 
@@ -64,6 +65,17 @@ def test_opened_knowledge_base_answers_from_vectors_and_graph(built):
         assert {r.object for r in kb.graph.relations(MARFAN, predicates=["ASSOCIATED_GENE"])} == {FBN1}
         with pytest.raises(Exception, match="no 'passages' collection"):
             kb.collection("passages")
+
+
+def test_opening_relaxes_the_cyclic_collector_without_lowering_it(built):
+    settings, _ = built
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 500)
+        with open_knowledge_base(settings):
+            assert gc.get_threshold() == (COLLECTOR_THRESHOLDS[0], COLLECTOR_THRESHOLDS[1], 500)
+    finally:
+        gc.set_threshold(*before)
 
 
 def test_exclusion_applies_to_built_collections(built):
