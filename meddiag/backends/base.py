@@ -468,11 +468,12 @@ class QueryScope:
             hop.add_all(self.relations(sid), sid)
         hub_set = set(hubs) - set(specific)
         if hub_set:
+            graph = self.kb.graph
             for far in hop.ranked()[:HUB_CHECKS]:
-                for rel in self.relations(far):
-                    near = rel.object if rel.subject == far else rel.subject
-                    if near in hub_set:
-                        hop.add(rel, near)
+                with self.stages.stage("graph"):
+                    links = graph.relations(far, exclude_sources=self.exclude, neighbours=hub_set)
+                for rel in links:
+                    hop.add(rel, rel.object if rel.subject == far else rel.subject)
         self.cache[key] = hop
         return hop
 

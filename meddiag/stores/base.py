@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -104,6 +104,7 @@ class GraphStore(Protocol):
         direction: str = "both",  # "out", "in", "both"
         exclude_sources: frozenset[str] = frozenset(),
         limit: int | None = None,
+        neighbours: Collection[str] | None = None,  # only relations whose other end is one of these
     ) -> list[Relation]: ...
     def degree(self, entity_id: str) -> int: ...
     def neighbourhood(

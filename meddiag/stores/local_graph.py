@@ -10,7 +10,7 @@ import json
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import pairwise, product
 from pathlib import Path
 from typing import TypeVar
@@ -234,9 +234,10 @@ class LocalGraphStore:
         direction: str = "both",
         exclude_sources: frozenset[str] = frozenset(),
         limit: int | None = None,
+        neighbours: Collection[str] | None = None,
     ) -> list[Relation]:
         check_direction(direction)
-        found = self.adjacency().relations(entity_id, direction, predicates, exclude_sources)
+        found = self.adjacency().relations(entity_id, direction, predicates, exclude_sources, neighbours)
         return found[:limit] if limit is not None else found
 
     def degree(self, entity_id: str) -> int:

@@ -10,7 +10,7 @@ its predicate, holding the predicate's data and its `sources`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
@@ -233,16 +233,19 @@ class Neo4jGraphStore:
         direction: str = "both",
         exclude_sources: frozenset[str] = frozenset(),
         limit: int | None = None,
+        neighbours: Collection[str] | None = None,
     ) -> list[Relation]:
         check_direction(direction)
         pattern = {"out": "-[e]->", "in": "<-[e]-", "both": "-[e]-"}[direction]
         rows = self._run(
             f"MATCH (n:Entity {{id: $id}}){pattern}(m:Entity) "
-            f"WHERE ($preds IS NULL OR type(e) IN $preds) AND {VISIBLE.format(r='e')} "
+            f"WHERE ($preds IS NULL OR type(e) IN $preds) AND ($others IS NULL OR m.id IN $others) "
+            f"AND {VISIBLE.format(r='e')} "
             f"RETURN DISTINCT elementId(e) AS eid, {RELATION_ROW.format(r='e')} AS rel",
             read=True,
             id=entity_id,
             preds=list(predicates) if predicates else None,
+            others=sorted(neighbours) if neighbours is not None else None,
             ex=sorted(exclude_sources),
         )
         relations = [_relation(row["rel"]) for row in rows]

@@ -82,6 +82,19 @@ def test_relations_resting_only_on_excluded_sources_are_hidden(graph_store):
     assert f"{MARFAN}|HAS_PHENOTYPE|{AORTIC}" in both_gone
 
 
+def test_relations_can_be_limited_to_given_neighbours(graph_store):
+    everything = graph_store.relations(AORTIC)
+    wanted = {MARFAN, ROOT, "HP:9999999"}
+    among = graph_store.relations(AORTIC, neighbours=wanted)
+    assert keys(among) == {f"{MARFAN}|HAS_PHENOTYPE|{AORTIC}", f"{AORTIC}|IS_A|{ROOT}"}
+    assert keys(among) == {r.key for r in everything if {r.subject, r.object} & wanted}
+    assert graph_store.relations(AORTIC, neighbours=set()) == []
+    hidden = graph_store.relations(
+        MARFAN, neighbours={ECTOPIA, ARACHNO}, exclude_sources=frozenset({"PMID:1"})
+    )
+    assert keys(hidden) == {f"{MARFAN}|HAS_PHENOTYPE|{ARACHNO}"}
+
+
 def test_upsert_replaces_a_relation_instead_of_duplicating_it(mutable_graph_store):
     updated = Relation(
         subject=MARFAN, predicate="HAS_PHENOTYPE", object=ECTOPIA, frequency=0.7, sources=["PMID:9"]
