@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Generic, TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -38,29 +39,33 @@ from meddiag.knowledge.model import Relation
 
 DEFAULT_CANDIDATE_PREFIXES: tuple[str, ...] = ("OMIM",)
 MatchKey = tuple[int, float, float]  # (term, freq_weight, exact_weight): one cached match row
+# (observed, excluded, left-out sources, ranking parameters): one query's scores
+ScoreKey = tuple[tuple[str, ...], tuple[str, ...], frozenset[str], Hashable]
+K = TypeVar("K", bound=Hashable)
 
 
-class MatchCache:
-    """Least-recently-used store of one finding's match scores against every profile.
+class MatchCache(Generic[K]):
+    """Least-recently-used store of score rows over every profile: one finding's match scores
+    (`PhenotypeIndex.match_cache`) or one query's final scores (`score_cache`).
 
-    A row is 4 bytes per profile (≈33 kB for the full KB), so the default 1,024 rows stay
-    near 35 MB while covering the findings clinicians use most. Thread-safe: the UI may
+    A match row is 4 bytes per profile (≈33 kB for the full KB), so the default 1,024 rows
+    stay near 35 MB while covering the findings clinicians use most. Thread-safe: the UI may
     answer several sessions at once from one index.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._rows: OrderedDict[MatchKey, np.ndarray] = OrderedDict()
+        self._rows: OrderedDict[K, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: MatchKey) -> np.ndarray | None:
+    def get(self, key: K) -> np.ndarray | None:
         with self._lock:
             row = self._rows.get(key)
             if row is not None:
                 self._rows.move_to_end(key)
             return row
 
-    def put(self, key: MatchKey, row: np.ndarray) -> None:
+    def put(self, key: K, row: np.ndarray) -> None:
         with self._lock:
             self._rows[key] = row
             while len(self._rows) > self.size:
@@ -136,7 +141,10 @@ class PhenotypeIndex:
         self._build_profiles(candidate_prefixes, pool_equivalents)
         self._build_ic()
         self.matrices = self.profile_matrices(range(len(self.profiles)))
-        self.match_cache: MatchCache = MatchCache(match_cache_size)
+        self.match_cache: MatchCache[MatchKey] = MatchCache(match_cache_size)
+        # An ask ranks the same findings several times (each relational hop, twice per hop:
+        # the whole differential, then the retrieved candidates); 100 kB per entry.
+        self.score_cache: MatchCache[ScoreKey] = MatchCache(32)
         self._ancestor_lists: dict[int, list[int]] = {}
         self._covers: OrderedDict[tuple[int, frozenset[str]], FeatureCover] = OrderedDict()
         self._cover_lock = threading.Lock()

@@ -376,7 +376,25 @@ def score_all(
     exclude_sources: Collection[str] = frozenset(),
     params: RankParams = DEFAULT_PARAMS,
 ) -> np.ndarray:
-    """One score per profile (`index.profiles` order), with facts resting only on `exclude_sources` hidden."""
+    """One score per profile (`index.profiles` order), with facts resting only on `exclude_sources` hidden.
+
+    Remembered per query on the index (a fresh copy is returned), since one ask ranks the
+    same findings several times."""
+    key = (tuple(observed), tuple(excluded), frozenset(exclude_sources), params)
+    scores = index.score_cache.get(key)
+    if scores is None:
+        scores = _score_all(index, observed, excluded, frozenset(exclude_sources), params)
+        index.score_cache.put(key, scores)
+    return scores.copy()
+
+
+def _score_all(
+    index: PhenotypeIndex,
+    observed: Sequence[str],
+    excluded: Sequence[str],
+    exclude_sources: frozenset[str],
+    params: RankParams,
+) -> np.ndarray:
     q = _query(index, observed, excluded, params)
     scores = _scores(index, index.matrices, q, params)
     hidden = index.hidden_relations(exclude_sources) if exclude_sources else np.zeros(0, np.int32)

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.index import PhenotypeIndex
+from meddiag.diagnosis import ranking
+from meddiag.diagnosis.index import MatchCache, PhenotypeIndex
 from meddiag.diagnosis.ranking import BASELINE_PARAMS, RankParams, rank_diseases, score_all
 from meddiag.errors import InputError
 from meddiag.knowledge.model import visible
@@ -206,3 +207,24 @@ def test_exact_symmetric_bonus_rewards_disease_features_examined_as_such(
     one, three = tiny_unpooled.profile_index["OMIM:1"], tiny_unpooled.profile_index["OMIM:3"]
     assert exact[one] > plain[one]  # Seizure and ID are OMIM:1's own terms
     assert exact[three] == pytest.approx(plain[three])  # tonic-clonic / nystagmus were not named
+
+
+def test_a_repeated_query_is_scored_once_and_its_copy_is_the_callers(
+    tiny_unpooled: PhenotypeIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tiny_unpooled, "score_cache", MatchCache(4))  # the fixture is shared
+    runs: list[int] = []
+    real = ranking._score_all
+    monkeypatch.setattr(ranking, "_score_all", lambda *a: runs.append(1) or real(*a))
+    hidden = frozenset({"PMID:1"})
+    first = score_all(tiny_unpooled, [SEIZURE, ID], exclude_sources=hidden, params=BASELINE_PARAMS)
+    expected = first.copy()
+    first[:] = -1.0  # a caller's changes stay its own
+    again = score_all(tiny_unpooled, [SEIZURE, ID], exclude_sources=set(hidden), params=BASELINE_PARAMS)
+    assert runs == [1]
+    assert again.tolist() == expected.tolist()
+    score_all(tiny_unpooled, [SEIZURE, ID], params=BASELINE_PARAMS)  # other sources: another query
+    score_all(
+        tiny_unpooled, [SEIZURE, ID], exclude_sources=hidden, params=BASELINE_PARAMS.with_(symmetric=0.5)
+    )
+    assert runs == [1, 1, 1]
