@@ -9,22 +9,33 @@ from __future__ import annotations
 import streamlit as st
 
 from meddiag.ui.kb_panel import NOTICE, render_build_prompt, render_status_line
+from meddiag.ui.navigation import follow_requested_page, mark_navigated
 from meddiag.ui.resources import get_service
 
 st.set_page_config(page_title="MedDiag Explorer", page_icon=":material/stethoscope:", layout="wide")
 
-PAGES = [
-    st.Page("pages/ask.py", title="Ask", icon=":material/help:", default=True),
-    st.Page("pages/graph_explorer.py", title="Knowledge graph explorer", icon=":material/hub:"),
-    st.Page("pages/compare_backends.py", title="Compare backends", icon=":material/compare_arrows:"),
-    st.Page("pages/evaluation.py", title="Evaluation & error inspection", icon=":material/analytics:"),
-    st.Page("pages/knowledge_base.py", title="Knowledge base", icon=":material/library_books:"),
-    st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
-]
+PAGES = {  # by file name, which is how a page opened by its own address asks for itself
+    "ask": st.Page("pages/ask.py", title="Ask", icon=":material/help:", default=True),
+    "graph_explorer": st.Page(
+        "pages/graph_explorer.py", title="Knowledge graph explorer", icon=":material/hub:"
+    ),
+    "compare_backends": st.Page(
+        "pages/compare_backends.py", title="Compare backends", icon=":material/compare_arrows:"
+    ),
+    "evaluation": st.Page(
+        "pages/evaluation.py", title="Evaluation & error inspection", icon=":material/analytics:"
+    ),
+    "knowledge_base": st.Page(
+        "pages/knowledge_base.py", title="Knowledge base", icon=":material/library_books:"
+    ),
+    "settings": st.Page("pages/settings.py", title="Settings", icon=":material/settings:"),
+}
 # These pages work (and help) before any knowledge base exists.
 WITHOUT_KB = {"knowledge_base", "settings"}
 
-page = st.navigation(PAGES)
+page = st.navigation(list(PAGES.values()))
+mark_navigated()
+follow_requested_page(PAGES, page)
 service = get_service()
 status = service.status()
 with st.sidebar:

@@ -8,9 +8,12 @@ from meddiag.schema import BACKENDS
 from meddiag.ui.case_view import render_case
 from meddiag.ui.kb_panel import render_notice
 from meddiag.ui.live_progress import ask_with_progress
+from meddiag.ui.navigation import require_navigation
 from meddiag.ui.patient_form import render_patient_form
 from meddiag.ui.resources import get_service, session_defaults
 from meddiag.ui.state import ASK_FROM_LINK, ASK_QUESTION, ASK_RESULT
+
+require_navigation(__file__)
 
 CHANNELS = ["both", "semantic", "relational"]
 
@@ -37,7 +40,7 @@ question = st.text_area(
 with st.expander("Structured patient (optional)"):
     patient = render_patient_form(service)
 
-left, mid, right = st.columns(3)
+left, mid, right = st.columns([3, 4, 3])  # the channel buttons need the room
 backend = left.selectbox("Backend", BACKENDS, index=BACKENDS.index(defaults.backend), key="ask.backend")
 channels = (
     mid.segmented_control("Channels", CHANNELS, default=defaults.channels, key="ask.channels") or "both"

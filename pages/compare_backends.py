@@ -5,8 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from meddiag.ui.backend_comparison import render_backend_run, run_backends
+from meddiag.ui.navigation import require_navigation
 from meddiag.ui.resources import get_service, session_defaults
 from meddiag.ui.state import COMPARE_RESULTS
+
+require_navigation(__file__)
 
 service = get_service()
 st.title("Compare backends")

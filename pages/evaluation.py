@@ -19,8 +19,11 @@ from meddiag.ui.eval_view import (
     render_tag_summary,
     run_from_report,
 )
+from meddiag.ui.navigation import require_navigation
 from meddiag.ui.resources import get_service, session_defaults
 from meddiag.ui.state import EVAL_REPORT
+
+require_navigation(__file__)
 
 service = get_service()
 defaults = session_defaults()

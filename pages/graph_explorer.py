@@ -5,10 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from meddiag.errors import MedDiagError
+from meddiag.ui.navigation import require_navigation
 from meddiag.ui.resources import get_service
 from meddiag.ui.state import EXPLORER_ENTITY
 from meddiag.ui.subgraph import TYPE_COLOURS, graph_html, legend_markdown, neighbourhood_to_graph
 from meddiag.ui.triples_table import relations_frame
+
+require_navigation(__file__)
 
 ENTITY_TYPES = ["Disease", "Phenotype", "Gene", "Inheritance", "Onset", "DiseaseClass"]
 

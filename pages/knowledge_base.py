@@ -6,7 +6,10 @@ import streamlit as st
 
 from meddiag.errors import MedDiagError
 from meddiag.ui.kb_panel import build_with_progress, render_attribution, render_manifest
+from meddiag.ui.navigation import require_navigation
 from meddiag.ui.resources import get_service
+
+require_navigation(__file__)
 
 service = get_service()
 status = service.status()

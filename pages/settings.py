@@ -9,8 +9,11 @@ import streamlit as st
 from meddiag.errors import MedDiagError
 from meddiag.schema import BACKENDS
 from meddiag.service import Health
+from meddiag.ui.navigation import require_navigation
 from meddiag.ui.resources import get_service, session_defaults
 from meddiag.ui.state import SESSION_DEFAULTS, SessionDefaults
+
+require_navigation(__file__)
 
 service = get_service()
 saved = session_defaults()

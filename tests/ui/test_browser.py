@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -45,6 +46,12 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(demo_kb_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with _running_app(demo_kb_home, tmp_path_factory) as url:
+        yield url
+
+
+@contextmanager
+def _running_app(demo_kb_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app on a free port, on its own copy of the demo KB (a Milvus Lite file admits one process)."""
     home = tmp_path_factory.mktemp("browser-home")
     shutil.copytree(demo_kb_home, home, dirs_exist_ok=True)
@@ -126,6 +133,29 @@ def _vis_node_counts(page) -> list[int]:
         if n >= 0:
             counts.append(n)
     return counts
+
+
+def test_a_page_opened_by_its_own_address_on_a_fresh_server_runs_inside_the_app(
+    demo_kb_home, tmp_path_factory
+):
+    """Until `st.navigation` has run once, Streamlit treats the `pages/` folder as its legacy
+    multipage mode: without the hand-over in `meddiag.ui.navigation`, a fresh server's first
+    visitor of a bookmark or shared link got the page alone (file names as navigation, no
+    knowledge-base status, no gate)."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's Chromium is not installed at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    with _running_app(demo_kb_home, tmp_path_factory) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        page.goto(f"{url}/graph_explorer", wait_until="networkidle")
+        page.get_by_role("heading", name="Knowledge graph explorer").first.wait_for(timeout=120_000)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        sidebar.get_by_text("Knowledge base: demo").wait_for(timeout=60_000)
+        assert sidebar.get_by_text("Evaluation & error inspection").count() == 1  # the app's titles
+        assert "/graph_explorer" in page.url
+        browser.close()
 
 
 def test_ask_draws_hops_synthesis_graph_and_citations(browser_page, server):

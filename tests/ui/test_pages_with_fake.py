@@ -117,6 +117,21 @@ def test_a_shared_link_reproduces_the_case(fake_service):
     assert len(fake_service.asked) == 1
 
 
+def test_a_handed_over_address_opens_the_page_it_asked_for(fake_service):
+    """What `require_navigation` sends when a page ran without the app: the app goes on to it."""
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["page"] = "settings"
+    at.query_params["keep"] = "this"
+    at.run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Settings"]
+    assert dict(at.query_params) == {"keep": "this"}
+
+
 def test_settings_saves_session_defaults_and_reports_health(fake_service):
     at = open_app("pages/settings.py")
     assert not at.exception
