@@ -79,6 +79,10 @@ def _lite_file_is_locked(path: Path) -> bool:
 
 
 LOAD_TIMEOUT_S = 300.0
+# pymilvus pings its channel every 10 s even when idle; the Milvus Lite server's gRPC stack
+# accepts one ping per 5 minutes and answers more with a "too_many_pings" GOAWAY (logged as an
+# error, then the client reconnects). A local socket needs no keepalive, so ping rarely.
+LOCAL_GRPC_OPTIONS = {"grpc.keepalive_time_ms": 360_000}
 # Lite files this process serves: probing their POSIX lock from here would release it.
 _SERVED_HERE: set[Path] = set()
 
@@ -118,7 +122,8 @@ class MilvusVectorStore:
                     "or command, or point MEDDIAG_HOME elsewhere",
                 )
         try:
-            self._client = MilvusClient(uri=self.uri, token=token, timeout=timeout_s)
+            local = {"grpc_options": LOCAL_GRPC_OPTIONS} if self.is_lite or self.attached else {}
+            self._client = MilvusClient(uri=self.uri, token=token, timeout=timeout_s, **local)
         except MilvusException as err:
             raise self._open_error(err) from err
         if self.is_lite:

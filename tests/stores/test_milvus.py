@@ -226,3 +226,23 @@ def test_search_many_of_no_vectors_or_no_k_searches_nothing(store, monkeypatch):
     assert store.search_many("t_records", [], 3) == []
     assert store.search_many("t_records", [QUERY, OTHER_QUERY], 0) == [[], []]
     assert calls == []
+
+
+def test_local_connections_ping_rarely_and_servers_keep_pymilvus_defaults(tmp_path, monkeypatch):
+    """A local Milvus Lite server answers pymilvus's 10-second keepalive pings with
+    "too_many_pings" GOAWAYs in long runs; servers reached over http keep the defaults."""
+    from meddiag.stores import milvus
+
+    seen: list[dict] = []
+
+    class Recording:
+        def __init__(self, **kwargs):
+            seen.append(kwargs)
+
+    monkeypatch.setattr(milvus, "MilvusClient", Recording)
+    MilvusVectorStore(tmp_path / "vectors.db")
+    MilvusVectorStore("unix:/tmp/some_milvus.sock")
+    MilvusVectorStore("http://127.0.0.1:1")
+    keepalive = [k.get("grpc_options", {}).get("grpc.keepalive_time_ms") for k in seen]
+    assert keepalive[0] == keepalive[1] >= 300_000
+    assert keepalive[2] is None
