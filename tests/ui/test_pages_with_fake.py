@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from meddiag.ui.state import ASK_RESULT
 
-from .conftest import open_app
+from .conftest import APP, open_app
 from .vis_html import vis_node_labels
 
 pytestmark = pytest.mark.timeout(120)
@@ -100,15 +101,16 @@ def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):
     ]
 
 
-def test_a_shared_link_reproduces_the_case(fake_service):
-    from streamlit.testing.v1 import AppTest
-
-    from .conftest import APP
-
+def _open_at_address(**query: str) -> AppTest:
+    """The app as a browser opens it at an address carrying `query`."""
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["q"] = "Tall boy with long fingers"
-    at.query_params["backend"] = "minirag"
-    at.run()
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_a_shared_link_reproduces_the_case(fake_service):
+    at = _open_at_address(q="Tall boy with long fingers", backend="minirag")
     assert not at.exception
     assert at.text_area(key="ask.question").value == "Tall boy with long fingers"
     assert fake_service.asked[0]["backend"] == "minirag"
@@ -119,14 +121,7 @@ def test_a_shared_link_reproduces_the_case(fake_service):
 
 def test_a_handed_over_address_opens_the_page_it_asked_for(fake_service):
     """What `require_navigation` sends when a page ran without the app: the app goes on to it."""
-    from streamlit.testing.v1 import AppTest
-
-    from .conftest import APP
-
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["page"] = "settings"
-    at.query_params["keep"] = "this"
-    at.run()
+    at = _open_at_address(page="settings", keep="this")
     assert not at.exception
     assert [t.value for t in at.title] == ["Settings"]
     assert dict(at.query_params) == {"keep": "this"}
