@@ -53,6 +53,7 @@ from meddiag.backends.registry import get_backend
 from meddiag.errors import MedDiagError
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import vignette
+from meddiag.knowledge.build import entity_text
 from meddiag.knowledge.handle import KnowledgeBaseHandle
 from meddiag.knowledge.model import Chunk, Entity, Relation
 from meddiag.stores.base import VectorHit
@@ -214,14 +215,6 @@ def entity_labels(entities: Sequence[Entity], normalise: Any) -> dict[str, str]:
             label = normalise(f"{e.name} ({e.id})") or normalise(e.id)
         labels[e.id] = label
     return labels
-
-
-def entity_text(entity: Entity) -> str:
-    """An entity's record as our `entities` collection embeds it: name, a few synonyms, description."""
-    text = entity.name
-    if entity.synonyms:
-        text += f" (also: {'; '.join(entity.synonyms[:5])})"
-    return f"{text}. {entity.description}" if entity.description else text
 
 
 def custom_kg(

@@ -38,7 +38,7 @@ from meddiag.knowledge.manifest import (
     read_manifest,
     write_manifest,
 )
-from meddiag.knowledge.model import NAME_ONLY_TYPES, KnowledgeBase, Relation
+from meddiag.knowledge.model import NAME_ONLY_TYPES, Entity, KnowledgeBase, Relation
 from meddiag.stores.base import VectorRecord, VectorStore
 from meddiag.stores.embedders import Embedder, create_embedder
 from meddiag.stores.factory import (
@@ -103,19 +103,20 @@ def chunk_records(kb: KnowledgeBase) -> list[Pending]:
     ]
 
 
+def entity_text(entity: Entity) -> str:
+    """What an entity's vector stands for: its name, a few synonyms, its description."""
+    text = entity.name
+    if entity.synonyms:
+        text += f" (also: {'; '.join(entity.synonyms[:5])})"
+    return f"{text}. {entity.description}" if entity.description else text
+
+
 def entity_records(kb: KnowledgeBase) -> list[Pending]:
     """One record per entity: its name, description and a few synonyms (`id` = entity id)."""
-    records = []
-    for e in kb.entities:
-        text = e.name
-        if e.synonyms:
-            text += f" (also: {'; '.join(e.synonyms[:5])})"
-        if e.description:
-            text += f". {e.description}"
-        records.append(
-            Pending(id=e.id, text=text, kind=e.type, sources=tuple(e.sources), extra={"name": e.name})
-        )
-    return records
+    return [
+        Pending(id=e.id, text=entity_text(e), kind=e.type, sources=tuple(e.sources), extra={"name": e.name})
+        for e in kb.entities
+    ]
 
 
 def entity_name_records(kb: KnowledgeBase) -> list[Pending]:
