@@ -273,6 +273,9 @@ class Synthesis(Model):
     differential: list[DifferentialEntry] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
     agreement: Agreement
+    # Per channel, the disease scores the differential was fused from (before z-scoring), so
+    # a row's place can be traced and the fusion re-tuned from evaluation runs.
+    channel_scores: dict[ChannelName, dict[str, float]] = Field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- trace

@@ -2,8 +2,15 @@
 
 The two channels score on unrelated scales (log-likelihood-like sums vs. passage
 similarities), so each is standardised to z-scores over the diseases it scored before
-mixing. A disease one channel did not score gets that channel's lowest z-score: no
-support, but no extra penalty either.
+mixing. A disease the semantic channel did not score gets that channel's lowest z-score:
+no support, but no extra penalty either. A disease *only* the semantic channel scored
+ranks below every disease the relational channel scored: nothing in the knowledge graph's
+phenotype annotations backs it, and letting passage scores lift such diseases over the
+graph's candidates pushed correct diagnoses out of the top ten more often than it brought
+them in (measured on full-engine runs, `bench/fusion_weights.py`). The one exception is the
+text's own favourite: when the graph did not score it, it keeps the differential's last
+place, so each channel's best candidate is always shown — it is how a disease whose
+annotations are missing can still be found.
 """
 
 from __future__ import annotations
@@ -30,14 +37,37 @@ def zscores(scores: Mapping[str, float]) -> dict[str, float]:
 def fuse_scores(
     relational: Mapping[str, float], semantic: Mapping[str, float], weight: float
 ) -> dict[str, float]:
-    """`(1 - weight) · z(relational) + weight · z(semantic)` over the union of diseases.
+    """`(1 - weight) · z(relational) + weight · z(semantic)` for the relational channel's diseases;
+    the semantic channel's other diseases follow below them, in their text-score order.
 
-    `weight` is the semantic channel's share in [0, 1]; 0 keeps the relational order.
+    `weight` is the semantic channel's share in [0, 1]; 0 keeps the relational order. With
+    no relational scores at all (the semantic channel alone) the text scores decide.
     """
     if not 0.0 <= weight <= 1.0:
         raise InputError(f"The semantic channel's weight must be between 0 and 1, not {weight}.")
     z_rel, z_sem = zscores(relational), zscores(semantic)
-    floor_rel = min(z_rel.values(), default=0.0)
+    if not z_rel:
+        return z_sem
     floor_sem = min(z_sem.values(), default=0.0)
-    keys = list(dict.fromkeys([*z_rel, *z_sem]))
-    return {k: (1.0 - weight) * z_rel.get(k, floor_rel) + weight * z_sem.get(k, floor_sem) for k in keys}
+    fused = {k: (1.0 - weight) * z + weight * z_sem.get(k, floor_sem) for k, z in z_rel.items()}
+    text_only = {k: z for k, z in z_sem.items() if k not in fused}
+    if text_only:
+        # One unit below the last graph candidate, then spaced by the text z-scores.
+        below, top = min(fused.values()) - 1.0, max(text_only.values())
+        fused.update({k: below - (top - z) for k, z in text_only.items()})
+    return fused
+
+
+def differential_order(
+    fused: Mapping[str, float], relational: Mapping[str, float], semantic: Mapping[str, float], size: int
+) -> list[str]:
+    """The `size` best diseases by fused score, the semantic channel's favourite kept in last place.
+
+    Ties are broken by id so the order is reproducible.
+    """
+    order = sorted(fused, key=lambda d: (-fused[d], d))[:size]
+    if relational and semantic and size > 0:
+        favourite = min(semantic, key=lambda d: (-semantic[d], d))
+        if favourite in fused and favourite not in relational and favourite not in order:
+            order = [*order[: size - 1], favourite]
+    return order

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from meddiag.diagnosis.fusion import fuse_scores
+from meddiag.diagnosis.fusion import differential_order, fuse_scores
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.citations import CitationLedger
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
@@ -89,7 +89,7 @@ class Synthesiser:
         rel_scores, rel_entities = self._scores(relational_answers)
         sem_scores, sem_entities = self._scores(semantic_answers)
         fused = fuse_scores(rel_scores, sem_scores, self.params.semantic_weight)
-        order = sorted(fused, key=lambda d: (-fused[d], d))[: self.params.differential_size]
+        order = differential_order(fused, rel_scores, sem_scores, self.params.differential_size)
         cites = CitationLedger()
         seen, absent = observed(parsed), excluded(parsed)
         entries: list[DifferentialEntry] = []
@@ -128,7 +128,16 @@ class Synthesiser:
             semantic, relational, _top(sem_scores), _top(rel_scores), self.res.name, "candidate diagnosis"
         )
         answer = self._paragraph(entries, agreement, parsed, conflict_cites, conflicts, missing)
-        return Synthesis(answer=answer, differential=entries, citations=cites.items, agreement=agreement)
+        return Synthesis(
+            answer=answer,
+            differential=entries,
+            citations=cites.items,
+            agreement=agreement,
+            channel_scores={
+                "relational": {d: round(s, 4) for d, s in rel_scores.items()},
+                "semantic": {d: round(s, 4) for d, s in sem_scores.items()},
+            },
+        )
 
     def _absent_features(self, rel: RankedEntity | None) -> list[str]:
         """The most specific frequent features the ranker found the patient lacks (relational rows only)."""

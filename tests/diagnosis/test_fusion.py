@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.fusion import fuse_scores, zscores
+from meddiag.diagnosis.fusion import differential_order, fuse_scores, zscores
 from meddiag.errors import InputError
 
 
@@ -31,12 +31,38 @@ def test_weight_zero_keeps_the_relational_order_and_one_the_semantic() -> None:
     assert sorted(fuse_scores(rel, sem, 1.0), key=lambda k: -fuse_scores(rel, sem, 1.0)[k]) == ["c", "b", "a"]
 
 
-def test_disease_seen_by_one_channel_gets_the_other_channels_floor() -> None:
-    fused = fuse_scores({"a": 1.0, "b": 0.0}, {"a": 1.0, "b": 0.0, "x": 5.0}, 0.5)
-    assert set(fused) == {"a", "b", "x"}
-    assert fused["x"] > fused["b"]
+def test_disease_only_the_text_scored_ranks_below_every_graph_candidate() -> None:
+    fused = fuse_scores({"a": 1.0, "b": 0.0}, {"a": 1.0, "b": 0.0, "x": 5.0, "y": 4.0}, 0.5)
+    assert set(fused) == {"a", "b", "x", "y"}
+    assert sorted(fused, key=lambda k: -fused[k]) == ["a", "b", "x", "y"]
+
+
+def test_disease_the_text_did_not_score_gets_the_texts_floor() -> None:
+    fused = fuse_scores({"a": 1.0, "b": 1.0}, {"a": 0.0, "x": 1.0}, 0.5)
+    assert fused["a"] == pytest.approx(fused["b"])
+
+
+def test_semantic_channel_alone_orders_by_text() -> None:
+    fused = fuse_scores({}, {"x": 0.2, "y": 0.9}, 0.0)
+    assert sorted(fused, key=lambda k: -fused[k]) == ["y", "x"]
 
 
 def test_weight_outside_unit_interval_is_rejected() -> None:
     with pytest.raises(InputError):
         fuse_scores({"a": 1.0}, {}, 1.5)
+
+
+def test_the_texts_favourite_keeps_the_last_place_when_the_graph_did_not_score_it() -> None:
+    rel = {f"g{i}": float(i) for i in range(5)}
+    sem = {"t1": 0.9, "t2": 0.8, "g0": 0.5}
+    fused = fuse_scores(rel, sem, 0.1)
+    assert differential_order(fused, rel, sem, 3) == ["g4", "g3", "t1"]
+    assert differential_order(fused, rel, sem, 7) == ["g4", "g3", "g2", "g1", "g0", "t1", "t2"]
+
+
+def test_a_graph_backed_favourite_changes_nothing() -> None:
+    rel = {f"g{i}": float(i) for i in range(5)}
+    sem = {"g0": 0.9, "t1": 0.8}
+    fused = fuse_scores(rel, sem, 0.0)
+    assert differential_order(fused, rel, sem, 3) == ["g4", "g3", "g2"]
+    assert differential_order(fuse_scores({}, sem, 0.0), {}, sem, 1) == ["g0"]

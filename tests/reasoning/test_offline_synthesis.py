@@ -60,6 +60,16 @@ def test_differential_puts_the_matching_disease_first(synthesis: Synthesis) -> N
     assert "Intellectual disability" in synthesis.differential[1].against  # LDS has it, the patient does not
 
 
+def test_the_fused_channel_scores_are_recorded_and_order_the_differential(synthesis: Synthesis) -> None:
+    rel, sem = synthesis.channel_scores["relational"], synthesis.channel_scores["semantic"]
+    assert world.MARFAN in rel and world.MARFAN in sem
+    ids = [e.id for e in synthesis.differential]
+    graph_rows = [d for d in ids if d in rel]
+    assert ids[: len(graph_rows)] == graph_rows  # text-only candidates never precede the graph's
+    scores = [e.score for e in synthesis.differential]
+    assert scores == sorted(scores, reverse=True)
+
+
 def test_every_citation_resolves_to_retrieved_evidence(synthesis: Synthesis, run) -> None:
     _, semantic, relational, _, _ = run
     assert synthesis.citations

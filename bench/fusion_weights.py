@@ -1,0 +1,113 @@
+"""How much the semantic channel's text scores should move the differential, from full-engine runs.
+
+    meddiag eval ../shared/data/phenopackets-dev.jsonl --out eval-lpo
+    python bench/fusion_weights.py eval-lpo/cases.jsonl
+    python bench/fusion_weights.py eval-lpo/cases.jsonl --weights 0 0.05 0.1 --folds 5
+
+Every answered case of a `meddiag eval --out` run carries the per-channel disease scores
+its synthesis fused (`synthesis.channel_scores`). This re-fuses them at each weight with
+the engine's own `fuse_scores` and ordering, prints the in-knowledge-base accuracy per
+weight, and picks the weight on training folds split by publication (no case's publication
+is in both), reporting the held-out figures of the picks. Nothing is re-run through the
+engine, so a whole-file study takes seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from meddiag.diagnosis.fusion import differential_order, fuse_scores
+from meddiag.eval.metrics import Accuracy, accuracy
+from meddiag.reasoning.offline_params import OfflineParams
+
+DEFAULT_WEIGHTS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
+DIFFERENTIAL_SIZE = OfflineParams().differential_size
+
+
+@dataclass(frozen=True)
+class FusedCase:
+    case_id: str
+    publication: str
+    gold: frozenset[str]
+    relational: dict[str, float]
+    semantic: dict[str, float]
+
+
+def load_runs(paths: Sequence[Path]) -> list[FusedCase]:
+    """In-knowledge-base cases with recorded channel scores; later files win on repeated ids."""
+    cases: dict[str, FusedCase] = {}
+    for path in paths:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                record = json.loads(line)["record"]
+                result = record.get("result") or {}
+                scores = (result.get("synthesis") or {}).get("channel_scores") or {}
+                if not record["in_kb"] or not scores:
+                    continue
+                sources = sorted(result.get("excluded_sources") or [record["case_id"]])
+                cases[record["case_id"]] = FusedCase(
+                    case_id=record["case_id"],
+                    publication=sources[0],
+                    gold=frozenset(record["gold"]),
+                    relational=scores.get("relational", {}),
+                    semantic=scores.get("semantic", {}),
+                )
+    return list(cases.values())
+
+
+def gold_rank(case: FusedCase, weight: float) -> int | None:
+    """The gold disease's place in the differential the synthesis would show at `weight`."""
+    fused = fuse_scores(case.relational, case.semantic, weight)
+    order = differential_order(fused, case.relational, case.semantic, DIFFERENTIAL_SIZE)
+    return next((i for i, d in enumerate(order, 1) if d in case.gold), None)
+
+
+def objective(acc: Accuracy) -> float:
+    """MRR, then top-10 as the tie-breaker: both reward the whole list, not only its head."""
+    return acc.mrr + acc.top[10] / 100
+
+
+def cross_validate(
+    cases: Sequence[FusedCase], weights: Sequence[float], folds: int, seed: int
+) -> tuple[list[float], Accuracy]:
+    """The weight picked on each fold's training cases and the held-out accuracy of the picks."""
+    pubs = sorted({c.publication for c in cases})
+    random.Random(seed).shuffle(pubs)
+    fold_of = {p: i % folds for i, p in enumerate(pubs)}
+    picks: list[float] = []
+    held: list[int | None] = []
+    for k in range(folds):
+        train = [c for c in cases if fold_of[c.publication] != k]
+        test = [c for c in cases if fold_of[c.publication] == k]
+        best = max(weights, key=lambda w: (objective(accuracy([gold_rank(c, w) for c in train])), -w))
+        picks.append(best)
+        held += [gold_rank(c, best) for c in test]
+    return picks, accuracy(held)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", nargs="+", type=Path, help="cases.jsonl of `meddiag eval --out` runs")
+    ap.add_argument("--weights", nargs="*", type=float, default=list(DEFAULT_WEIGHTS))
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    cases = load_runs(args.runs)
+    if not cases:
+        raise SystemExit("No in-knowledge-base case with recorded channel scores in these runs.")
+    print(f"{len(cases)} in-knowledge-base cases, {len({c.publication for c in cases})} publications")
+    for w in args.weights:
+        print(f"semantic_weight {w:4.2f}  {accuracy([gold_rank(c, w) for c in cases]).line()}")
+    if args.folds > 1:
+        picks, held = cross_validate(cases, args.weights, args.folds, args.seed)
+        print(f"picked per fold: {', '.join(f'{w:g}' for w in picks)}")
+        print(f"held-out, {args.folds} folds by publication  {held.line()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""bench/fusion_weights.py re-fuses recorded channel scores exactly as the synthesis orders them."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "fusion_weights.py"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fusion_weights", BENCH)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(case_id: str, pmid: str, gold: str, rel: dict, sem: dict, in_kb: bool = True) -> str:
+    result = {
+        "excluded_sources": [pmid],
+        "synthesis": {"channel_scores": {"relational": rel, "semantic": sem}},
+    }
+    record = {"case_id": case_id, "gold": [gold], "in_kb": in_kb, "result": result}
+    return json.dumps({"fingerprint": "x", "record": record})
+
+
+def test_ranks_follow_the_weight_and_text_only_rows_stay_below(tmp_path: Path) -> None:
+    bench = _bench()
+    runs = tmp_path / "cases.jsonl"
+    runs.write_text(
+        "\n".join(
+            [
+                # The text prefers the graph's runner-up: weight 0 keeps the graph's order, 1 follows the text.
+                _row(
+                    "c1", "PMID:1", "OMIM:2", {"OMIM:1": 3.0, "OMIM:2": 2.0}, {"OMIM:1": 0.1, "OMIM:2": 0.9}
+                ),
+                # Gold backed by the text only: below both graph candidates whatever the weight.
+                _row(
+                    "c2", "PMID:2", "OMIM:9", {"OMIM:1": 3.0, "OMIM:2": 2.0}, {"OMIM:9": 1.0, "OMIM:1": 0.0}
+                ),
+                _row("c3", "PMID:3", "OMIM:1", {"OMIM:1": 1.0}, {}, in_kb=False),
+                '{"fingerprint": "x", "record": {"case_id": "c4", "gold": [], "in_kb": true, "result": null}}',
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    cases = {c.case_id: c for c in bench.load_runs([runs])}
+    assert set(cases) == {"c1", "c2"}  # out-of-KB and unrecorded cases are left out
+    assert [bench.gold_rank(cases["c1"], w) for w in (0.0, 1.0)] == [2, 1]
+    assert [bench.gold_rank(cases["c2"], w) for w in (0.0, 1.0)] == [3, 3]
+    picks, held = bench.cross_validate(list(cases.values()), [0.0, 1.0], folds=2, seed=0)
+    assert len(picks) == 2 and held.n == 2
