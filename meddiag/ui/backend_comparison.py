@@ -65,4 +65,9 @@ def render_backend_run(run: BackendRun) -> None:
     with st.expander("Raw context"):
         st.code(run.raw.text, language=None)
     render_agreement(run.answer.synthesis.agreement)
-    render_differential(run.answer.synthesis.differential[:10], key=f"compare.{run.backend}.differential")
+    synthesis = run.answer.synthesis
+    render_differential(
+        synthesis.differential[:10],
+        key=f"compare.{run.backend}.differential",
+        channel_scores=synthesis.channel_scores,
+    )

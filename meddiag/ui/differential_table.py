@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -12,13 +12,24 @@ from meddiag.schema import Agreement, DifferentialEntry
 AGREEMENT_COLOURS = {"agree": "green", "partial": "orange", "disagree": "red", "single-channel": "gray"}
 
 
-def differential_frame(entries: Sequence[DifferentialEntry]) -> pd.DataFrame:
+ChannelScores = Mapping[str, Mapping[str, float]]
+
+
+def differential_frame(
+    entries: Sequence[DifferentialEntry], channel_scores: ChannelScores | None = None
+) -> pd.DataFrame:
+    """One row per candidate; with the synthesis' `channel_scores`, each channel's own score
+    beside the fused one, so a row's place can be traced to the graph or the text."""
+    scores = channel_scores or {}
+    graph, text = scores.get("relational", {}), scores.get("semantic", {})
     rows = [
         {
             "Rank": i,
             "Disease": e.name,
             "ID": e.id,
             "Score": e.score,
+            "Graph score": graph.get(e.id),
+            "Text score": text.get(e.id),
             "Findings for": "; ".join(e.for_) or (f"scored as its series: {e.series}" if e.series else ""),
             "Findings against": "; ".join(e.against),
             "Channels": ", ".join(e.channels),
@@ -27,10 +38,14 @@ def differential_frame(entries: Sequence[DifferentialEntry]) -> pd.DataFrame:
         for i, e in enumerate(entries, start=1)
     ]
     columns = ["Rank", "Disease", "ID", "Score", "Findings for", "Findings against", "Channels", "Citations"]
+    if scores:
+        columns[4:4] = ["Graph score", "Text score"]
     return pd.DataFrame(rows, columns=columns)
 
 
-def render_differential(entries: Sequence[DifferentialEntry], *, key: str) -> None:
+def render_differential(
+    entries: Sequence[DifferentialEntry], *, key: str, channel_scores: ChannelScores | None = None
+) -> None:
     if not entries:
         st.info("No candidate diagnosis was supported by the retrieved evidence.")
         return
@@ -38,12 +53,20 @@ def render_differential(entries: Sequence[DifferentialEntry], *, key: str) -> No
     scores = [e.score for e in entries]
     low, high = min(0.0, *scores), max(1.0, *scores)
     st.dataframe(
-        differential_frame(entries),
+        differential_frame(entries, channel_scores),
         hide_index=True,
         key=key,
         column_config={
             "Score": st.column_config.ProgressColumn(
                 "Score", min_value=float(low), max_value=float(high), format="%.2f"
+            ),
+            "Graph score": st.column_config.NumberColumn(
+                "Graph score", format="%.3f", help="The knowledge graph's phenotype score (blank: not scored)"
+            ),
+            "Text score": st.column_config.NumberColumn(
+                "Text score",
+                format="%.3f",
+                help="Share of the findings the passages state (blank: not scored)",
             ),
             "Findings for": st.column_config.TextColumn(width="large"),
             "Findings against": st.column_config.TextColumn(width="medium"),

@@ -1,3 +1,5 @@
+import pandas as pd
+
 from meddiag.ui.differential_table import differential_frame
 from meddiag.ui.kb_panel import manifest_tables
 from meddiag.ui.triples_table import triples_frame
@@ -17,6 +19,15 @@ def test_differential_table_is_ranked_with_findings_and_citations():
     assert frame.loc[0, "Findings for"] == "Arachnodactyly; Ectopia lentis"
     assert frame.loc[1, "Findings against"] == "Intellectual disability absent"
     assert frame.loc[0, "Citations"] == "[1] [2]"
+    assert "Graph score" not in frame.columns  # nothing recorded, nothing shown
+
+
+def test_differential_table_shows_each_channels_own_score():
+    entries = sample_result().synthesis.differential
+    first, second = entries[0].id, entries[1].id
+    frame = differential_frame(entries, {"relational": {first: 2.5}, "semantic": {first: 0.8, second: 0.4}})
+    assert frame.loc[0, "Graph score"] == 2.5 and frame.loc[0, "Text score"] == 0.8
+    assert pd.isna(frame.loc[1, "Graph score"]) and frame.loc[1, "Text score"] == 0.4
 
 
 def test_manifest_tables_flatten_nested_counts():
