@@ -7,10 +7,7 @@ no support, but no extra penalty either. A disease *only* the semantic channel s
 ranks below every disease the relational channel scored: nothing in the knowledge graph's
 phenotype annotations backs it, and letting passage scores lift such diseases over the
 graph's candidates pushed correct diagnoses out of the top ten more often than it brought
-them in (measured on full-engine runs, `bench/fusion_weights.py`). The one exception is the
-text's own favourite: when the graph did not score it, it keeps the differential's last
-place, so each channel's best candidate is always shown — it is how a disease whose
-annotations are missing can still be found.
+them in (measured on full-engine runs, `bench/fusion_weights.py`).
 """
 
 from __future__ import annotations
@@ -56,18 +53,3 @@ def fuse_scores(
         below, top = min(fused.values()) - 1.0, max(text_only.values())
         fused.update({k: below - (top - z) for k, z in text_only.items()})
     return fused
-
-
-def differential_order(
-    fused: Mapping[str, float], relational: Mapping[str, float], semantic: Mapping[str, float], size: int
-) -> list[str]:
-    """The `size` best diseases by fused score, the semantic channel's favourite kept in last place.
-
-    Ties are broken by id so the order is reproducible.
-    """
-    order = sorted(fused, key=lambda d: (-fused[d], d))[:size]
-    if relational and semantic and size > 0:
-        favourite = min(semantic, key=lambda d: (-semantic[d], d))
-        if favourite in fused and favourite not in relational and favourite not in order:
-            order = [*order[: size - 1], favourite]
-    return order

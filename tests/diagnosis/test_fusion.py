@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.fusion import differential_order, fuse_scores, zscores
+from meddiag.diagnosis.fusion import fuse_scores, zscores
 from meddiag.errors import InputError
 
 
@@ -50,19 +50,3 @@ def test_semantic_channel_alone_orders_by_text() -> None:
 def test_weight_outside_unit_interval_is_rejected() -> None:
     with pytest.raises(InputError):
         fuse_scores({"a": 1.0}, {}, 1.5)
-
-
-def test_the_texts_favourite_keeps_the_last_place_when_the_graph_did_not_score_it() -> None:
-    rel = {f"g{i}": float(i) for i in range(5)}
-    sem = {"t1": 0.9, "t2": 0.8, "g0": 0.5}
-    fused = fuse_scores(rel, sem, 0.1)
-    assert differential_order(fused, rel, sem, 3) == ["g4", "g3", "t1"]
-    assert differential_order(fused, rel, sem, 7) == ["g4", "g3", "g2", "g1", "g0", "t1", "t2"]
-
-
-def test_a_graph_backed_favourite_changes_nothing() -> None:
-    rel = {f"g{i}": float(i) for i in range(5)}
-    sem = {"g0": 0.9, "t1": 0.8}
-    fused = fuse_scores(rel, sem, 0.0)
-    assert differential_order(fused, rel, sem, 3) == ["g4", "g3", "g2"]
-    assert differential_order(fuse_scores({}, sem, 0.0), {}, sem, 1) == ["g0"]
