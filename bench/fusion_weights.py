@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from meddiag.diagnosis.fusion import fuse_scores
+from meddiag.diagnosis.fusion import fuse_scores, fused_order
 from meddiag.eval.metrics import Accuracy, accuracy
 from meddiag.reasoning.offline_params import OfflineParams
 
@@ -62,8 +62,7 @@ def load_runs(paths: Sequence[Path]) -> list[FusedCase]:
 
 def gold_rank(case: FusedCase, weight: float) -> int | None:
     """The gold disease's place in the differential the synthesis would show at `weight`."""
-    fused = fuse_scores(case.relational, case.semantic, weight)
-    order = sorted(fused, key=lambda d: (-fused[d], d))[:DIFFERENTIAL_SIZE]
+    order = fused_order(fuse_scores(case.relational, case.semantic, weight), DIFFERENTIAL_SIZE)
     return next((i for i, d in enumerate(order, 1) if d in case.gold), None)
 
 

@@ -454,8 +454,8 @@ class QueryScope:
 
         A hub (degree above `HUB_DEGREE`, e.g. "Seizure" with ~2,500 diseases) is not
         expanded: its relations to the neighbours the specific start entities reached are
-        looked up from those neighbours' side (the store returns just their links to hubs). Only when every start entity is
-        a hub are hub lists read in full.
+        looked up from those neighbours' side (the store returns just their links to hubs).
+        Only when every start entity is a hub are hub lists read in full.
         """
         key = ("one_hop", "\x00".join(start_ids))
         if key in self.cache:

@@ -53,3 +53,8 @@ def fuse_scores(
         below, top = min(fused.values()) - 1.0, max(text_only.values())
         fused.update({k: below - (top - z) for k, z in text_only.items()})
     return fused
+
+
+def fused_order(fused: Mapping[str, float], size: int) -> list[str]:
+    """The `size` best diseases by fused score; ties broken by id, so the order is reproducible."""
+    return sorted(fused, key=lambda d: (-fused[d], d))[:size]

@@ -380,10 +380,11 @@ def score_all(
 
     Remembered per query on the index (a fresh copy is returned), since one ask ranks the
     same findings several times."""
-    key = (tuple(observed), tuple(excluded), frozenset(exclude_sources), params)
+    sources = frozenset(exclude_sources)
+    key = (tuple(observed), tuple(excluded), sources, params)
     scores = index.score_cache.get(key)
     if scores is None:
-        scores = _score_all(index, observed, excluded, frozenset(exclude_sources), params)
+        scores = _score_all(index, observed, excluded, sources, params)
         index.score_cache.put(key, scores)
     return scores.copy()
 

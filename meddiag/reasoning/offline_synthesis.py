@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from meddiag.diagnosis.fusion import fuse_scores
+from meddiag.diagnosis.fusion import fuse_scores, fused_order
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.citations import CitationLedger
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
@@ -89,7 +89,7 @@ class Synthesiser:
         rel_scores, rel_entities = self._scores(relational_answers)
         sem_scores, sem_entities = self._scores(semantic_answers)
         fused = fuse_scores(rel_scores, sem_scores, self.params.semantic_weight)
-        order = sorted(fused, key=lambda d: (-fused[d], d))[: self.params.differential_size]
+        order = fused_order(fused, self.params.differential_size)
         cites = CitationLedger()
         seen, absent = observed(parsed), excluded(parsed)
         entries: list[DifferentialEntry] = []
