@@ -289,7 +289,10 @@ class MilvusVectorStore:
         Each call is a round trip to the Milvus process, so the vectors of one retrieval go in
         one call. Milvus cannot say "every element is in this list", so exclusion over-fetches
         and filters here, growing the fetch (for the vectors still short, again in one call)
-        until k visible records are found or the collection is exhausted.
+        until k visible records are found or the collection is exhausted. The first fetch
+        asks for only a few more than k: a case's left-out publications hide about one hit
+        in 400 (measured over 60 evaluation cases), and every extra hit is a record the
+        client must decode.
         """
         if top_k <= 0 or not vectors:
             return [[] for _ in vectors]
@@ -300,7 +303,7 @@ class MilvusVectorStore:
             return self._search(collection, queries, top_k, expr)
         out: list[list[VectorHit] | None] = [None] * len(queries)
         pending = list(range(len(queries)))
-        fetch = top_k * 3
+        fetch = top_k + max(4, top_k // 4)
         while pending:
             batches = self._search(collection, [queries[i] for i in pending], fetch, expr)
             exhausted = fetch >= MAX_SEARCH_LIMIT

@@ -212,13 +212,31 @@ def test_search_many_makes_one_client_call_for_all_vectors(store, monkeypatch):
 
 
 def test_search_many_fetches_deeper_only_for_the_vectors_exclusion_left_short(store, monkeypatch):
-    calls = counted_searches(store, monkeypatch)
-    # OTHER_QUERY's three nearest (e, f, d) rest on excluded sources only; QUERY's second (b) does not.
-    hidden = frozenset({"PMID:1", "PMID:2", "PMID:3", "PMID:9"})
-    first, second = store.search_many("t_records", [QUERY, OTHER_QUERY], 1, exclude_sources=hidden)
-    assert [h.id for h in first] == ["b"]
-    assert [h.id for h in second] == ["c"]
-    assert calls == [2, 1]
+    # Twenty records on one left-out source outrank every visible record near QUERY, so its
+    # first fetch (a few more than k) holds hidden records only and must grow; NEAR_V2's
+    # nearest records are visible, so it is answered by the first fetch.
+    store.create("t_crowded", DIM)
+    hidden = [
+        VectorRecord(f"h{i:02d}", unit(1.0, 0.001 * i), "left out", "Phenotype", ("PMID:7",), {})
+        for i in range(20)
+    ]
+    shown = [
+        VectorRecord("v1", unit(1.0, 0.5), "kept", "Phenotype", ("PMID:8",), {}),
+        VectorRecord("v2", unit(1.0, 0.9), "kept", "Phenotype", ("PMID:7", "PMID:8"), {}),
+    ]
+    store.insert("t_crowded", [*hidden, *shown])
+    store.finish("t_crowded")
+    near_v2 = unit(1.0, 0.9)
+    try:
+        calls = counted_searches(store, monkeypatch)
+        first, second = store.search_many(
+            "t_crowded", [QUERY, near_v2], 2, exclude_sources=frozenset({"PMID:7"})
+        )
+        assert [h.id for h in first] == ["v1", "v2"]
+        assert [h.id for h in second] == ["v2", "v1"]
+        assert calls == [2, 1]
+    finally:
+        store.drop("t_crowded")
 
 
 def test_search_many_of_no_vectors_or_no_k_searches_nothing(store, monkeypatch):
