@@ -5,6 +5,7 @@
     python bench/rank_accuracy.py --folds 5             # cross-validated parameter search
     python bench/rank_accuracy.py --set checked_weight=0 --protocol lpo --no-baseline   # ablation
     python bench/rank_accuracy.py --limit 2000 --text-weights 0 0.1 0.2   # fuse MONDO text scores
+    python bench/rank_accuracy.py --gene-weights 0 1 10   # the case's genes named (another scenario)
 
 Protocols: ``full`` (every fact visible) and ``lpo`` (leave-publication-out: facts resting
 only on the case's own publications are hidden while it is answered). Figures are printed
@@ -31,13 +32,20 @@ import numpy as np
 
 from meddiag.diagnosis.fusion import fuse_scores
 from meddiag.diagnosis.index import PhenotypeIndex
-from meddiag.diagnosis.ranking import BASELINE_PARAMS, DEFAULT_PARAMS, RankParams, score_all, top_indices
+from meddiag.diagnosis.ranking import (
+    BASELINE_PARAMS,
+    DEFAULT_PARAMS,
+    RankParams,
+    rank_diseases,
+    score_all,
+    top_indices,
+)
 from meddiag.diagnosis.text_scoring import score_passages
 from meddiag.eval.baseline import baseline_index
 from meddiag.eval.metrics import accuracy
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import gold_match
-from meddiag.knowledge.annotations import parse_hpoa
+from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
 from meddiag.knowledge.mondo import link_mondo, parse_mondo
@@ -240,6 +248,40 @@ def coordinate_search(index: PhenotypeIndex, cases: list[Prepared], rounds: int 
     return params
 
 
+# ------------------------------------------------------------------ named genes
+
+
+def gene_scenario(index: PhenotypeIndex, cases: Sequence[Prepared], weights: Sequence[float]) -> None:
+    """The differential when the question also names the case's variant genes (leave-publication-out).
+
+    Not the phenotype-only benchmark: the scenario of a clinician who already has a molecular
+    finding. Each weight is `RankParams.gene_weight`, added to the diseases of the named genes.
+    """
+    diseases_of: dict[str, set[str]] = {}
+    for pair in parse_gene_diseases(packaged_sources().genes_to_phenotype):
+        diseases_of.setdefault(pair.symbol.upper(), set()).add(pair.disease_id)
+    results: dict[float, Ranks] = {w: [] for w in weights}
+    for p in cases:
+        c = p.case
+        named = {d: c.genes for g in c.genes for d in diseases_of.get(g.upper(), ())}
+        for w in weights:
+            ranked = rank_diseases(
+                index,
+                [f.id for f in c.observed],
+                [f.id for f in c.excluded],
+                exclude_sources=c.sources,
+                genes=named,
+                top_k=10,
+                params=DEFAULT_PARAMS.with_(gene_weight=w),
+            )
+            ids = [r.id for r in ranked]
+            gold = {index.profiles[g] for g in p.gold}
+            hit = next((k for k, d in enumerate(ids, 1) if d in gold), None)
+            results[w].append((hit, hit) if hit else None)
+    for w in weights:
+        show(f"genes named, gene_weight {w:g}", results[w], cases)
+
+
 # ------------------------------------------------------------------ text fusion
 
 
@@ -297,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--text-weights", nargs="*", type=float, default=[], help="measure fusion with MONDO text"
     )
+    ap.add_argument(
+        "--gene-weights", nargs="*", type=float, default=[], help="name the case's genes (another scenario)"
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -322,6 +367,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.text_weights:
         text_fusion(index, data, [p for p in prepared if p.in_kb], args.text_weights)
+        return
+    if args.gene_weights:
+        gene_scenario(index, [p for p in prepared if p.in_kb], args.gene_weights)
         return
 
     params = DEFAULT_PARAMS

@@ -55,6 +55,11 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--backend", choices=BACKENDS, default=None)
     e.add_argument("--channels", choices=["both", "semantic", "relational"], default="both")
     e.add_argument("--baseline", action="store_true", help="Run the Resnik baseline alongside.")
+    e.add_argument(
+        "--genes",
+        action="store_true",
+        help="Name each case's variant genes in its question (a scenario beside the phenotype-only benchmark).",
+    )
     e.add_argument("--out", type=Path, default=None, help="Folder for per-case JSONL, summary and report.")
     e.add_argument(
         "--workers",
@@ -122,6 +127,7 @@ def _run(args: argparse.Namespace) -> int:
             baseline=args.baseline,
             out_dir=args.out,
             workers=args.workers,
+            genes=args.genes,
             progress=None,
         )
         if args.json:

@@ -261,6 +261,8 @@ class DifferentialEntry(Model):
     # Set when no visible fact of the disease itself matches: the member of its MONDO series
     # (same parent class) whose fit it was scored by, as "Name (id)".
     series: str = ""
+    # Genes named in the question that the disease is associated with; such diseases rank first.
+    genes: list[str] = Field(default_factory=list)
 
 
 class Agreement(Model):

@@ -227,6 +227,7 @@ class MedDiagService:
         progress: Progress | None = None,
         out_dir: Path | None = None,
         workers: int = 2,
+        genes: bool = False,
     ) -> EvalReport:
         from meddiag.eval.runner import EvalOptions, run_evaluation
 
@@ -240,6 +241,7 @@ class MedDiagService:
             baseline=baseline,
             out_dir=out_dir,
             workers=workers,
+            genes=genes,
         )
         if not options.path.exists():
             raise InputError(f"No phenopacket file or folder at {options.path}.")

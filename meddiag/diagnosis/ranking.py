@@ -125,7 +125,7 @@ Reproduce: ``python bench/rank_accuracy.py`` (both protocols, baseline alongside
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -152,6 +152,10 @@ class RankParams:
     sibling_prior: float = 0.0  # pseudo-count of borrowed facts: 0 = no borrowing from MONDO siblings
     exact_weight: float = 0.0  # bonus x IC when a profile is annotated with exactly the finding's term
     exact_symmetric: float = 0.0  # the same bonus, disease -> patient: a feature examined as such
+    # Added to the score of a disease associated with a gene the question names: larger than
+    # any spread of phenotype scores, so a named gene's diseases form the differential's first
+    # tier, ordered among themselves by phenotype fit.
+    gene_weight: float = 0.0
 
     def with_(self, **changes: float | bool) -> RankParams:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -166,6 +170,7 @@ DEFAULT_PARAMS = RankParams(
     sibling_prior=4.0,
     exact_weight=0.3,
     exact_symmetric=0.4,
+    gene_weight=10.0,
 )
 
 
@@ -207,6 +212,7 @@ class RankedDisease:
     absent: tuple[str, ...] = field(default=())  # frequent disease features the patient lacks
     # With no visible phenotype fact of its own, the MONDO sibling whose fit it was scored by.
     series: str = ""
+    genes: tuple[str, ...] = ()  # genes named in the question that the disease is associated with
 
     def as_entry(self) -> DifferentialEntry:
         """The wire form the synthesis shows (channel: relational)."""
@@ -452,10 +458,14 @@ def rank_diseases(
     sex: str | None = None,
     exclude_sources: frozenset[str] = frozenset(),
     candidates: Collection[str] | None = None,
+    genes: Mapping[str, Sequence[str]] | None = None,
     top_k: int = 20,
     params: RankParams = DEFAULT_PARAMS,
 ) -> list[RankedDisease]:
     """The `top_k` best-matching diseases with the evidence for and against each.
+
+    `genes` maps disease ids to the genes named in the question that they are associated
+    with (a clinician reporting a variant): those diseases gain `params.gene_weight`.
 
     `age_years` and `sex` are accepted for the interface but do not change scores: an
     onset-vs-age factor did not help (module docstring, item 8) and sex-specific
@@ -464,6 +474,13 @@ def rank_diseases(
     """
     del age_years, sex
     scores = score_all(index, observed, excluded, exclude_sources=exclude_sources, params=params)
+    named = _gene_profiles(index, genes or {}) if params.gene_weight else {}
+    if named:
+        rows = np.fromiter(named, dtype=np.int64, count=len(named))
+        finite = scores[np.isfinite(scores)]
+        # A disease of the named gene stays in the gene's tier even with no visible fact left.
+        floor = float(finite.min()) if len(finite) else 0.0
+        scores[rows] = np.where(np.isfinite(scores[rows]), scores[rows], floor) + params.gene_weight
     if candidates is not None:
         allowed = np.zeros(len(scores), dtype=bool)
         for c in candidates:
@@ -482,8 +499,20 @@ def rank_diseases(
         # sibling (`borrow_from_siblings`): name that sibling, since no finding explains it.
         if params.sibling_prior and not index.feature_cover(p, exclude_sources, hidden).positive:
             disease = replace(disease, series=_best_sibling(index, p, scores))
+        if p in named:
+            disease = replace(disease, genes=named[p])
         ranked.append(disease)
     return ranked
+
+
+def _gene_profiles(index: PhenotypeIndex, genes: Mapping[str, Sequence[str]]) -> dict[int, tuple[str, ...]]:
+    """Ranking profile -> the named genes its diseases are associated with."""
+    out: dict[int, tuple[str, ...]] = {}
+    for disease_id, symbols in genes.items():
+        p = index.profile_of.get(disease_id)
+        if p is not None:
+            out[p] = tuple(dict.fromkeys([*out.get(p, ()), *symbols]))
+    return out
 
 
 def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:

@@ -1,8 +1,9 @@
 """Turn an evaluation case into the questions the engine answers, and match its gold diagnosis.
 
 `vignette` writes what a clinician would type; `structured` gives the equivalent
-`PatientInput`. Both use only phenotypes, excluded phenotypes, age and sex: never the
-gene or the diagnosis.
+`PatientInput`. Both use only phenotypes, excluded phenotypes, age and sex — never the
+diagnosis, and the gene only when asked (`genes=True`: the scenario of a clinician who
+already has a molecular finding, reported apart from the phenotype-only benchmark).
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ def _lower(label: str) -> str:
     return label[:1].lower() + label[1:]
 
 
-def vignette(case: Case) -> str:
-    """A clinician-style question from the case's finding labels, age and sex (never ids)."""
+def vignette(case: Case, *, genes: bool = False) -> str:
+    """A clinician-style question from the case's finding labels, age and sex (never ids);
+    with `genes`, the genes of the case's reported variants too."""
     age = age_phrase(case.age_years)
     noun = _noun(case.sex, case.age_years)
     who = "newborn" if age == "newborn" and noun in ("infant", "child") else f"{age} {noun}".strip()
@@ -74,16 +76,20 @@ def vignette(case: Case) -> str:
     if case.excluded:
         pronoun = {"female": "She", "male": "He"}.get(case.sex or "", "The patient")
         text += f" {pronoun} has " + _join([f"no {_lower(f.label)}" for f in case.excluded]) + "."
+    if genes and case.genes:
+        found = "a variant" if len(case.genes) == 1 else "variants"
+        text += f" Genetic testing found {found} in {_join(case.genes)}."
     return text + " What is the most likely diagnosis?"
 
 
-def structured(case: Case) -> PatientInput:
+def structured(case: Case, *, genes: bool = False) -> PatientInput:
     """The same question as typed fields."""
     return PatientInput(
         observed=[f.id for f in case.observed],
         excluded=[f.id for f in case.excluded],
         age_years=case.age_years,
         sex=case.sex,
+        genes=list(case.genes) if genes else [],
     )
 
 

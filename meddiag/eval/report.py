@@ -32,6 +32,7 @@ def summary_dict(
         "protocol": options.protocol,
         "backend": options.backend,
         "channels": options.channels,
+        "genes": options.genes,
         "n": metrics.all_cases.n,
         "in_kb": metrics.in_kb.n,
         "skipped": metrics.skipped,
@@ -58,7 +59,9 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
         "# MedDiag evaluation",
         "",
         f"Protocol **{summary['protocol']}**, backend **{summary['backend']}**, "
-        f"channels **{summary['channels']}**: {summary['n']} usable cases, {summary['in_kb']} with the "
+        f"channels **{summary['channels']}**"
+        + (", genes named in the questions" if summary.get("genes") else "")
+        + f": {summary['n']} usable cases, {summary['in_kb']} with the "
         f"diagnosis in the knowledge base; skipped {summary['skipped'] or 'none'}; errors {summary['errors']}.",
         "",
         "| method | top-1 | top-3 | top-10 | MRR | top-1 in KB | top-3 in KB | top-10 in KB | MRR in KB |",

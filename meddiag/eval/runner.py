@@ -62,10 +62,13 @@ class EvalOptions(BaseModel):
     workers: int = 2
     parallel: Parallel = "auto"
     max_hops: int = 4
+    genes: bool = False  # name the case's genes in the question (not the phenotype-only benchmark)
 
     def fingerprint(self) -> str:
         """Identifies runs whose per-case results may be reused when resuming."""
         key = f"{self.path.resolve()}|{self.protocol}|{self.backend}|{self.channels}|{self.max_hops}"
+        if self.genes:
+            key += "|genes"
         return hashlib.sha1(key.encode()).hexdigest()[:12]
 
 
@@ -134,7 +137,7 @@ def _sample(cases: list[Case], limit: int | None, seed: int) -> list[Case]:
 def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> CaseRecord:
     match = gold_match(case, gold.known, gold.equivalents)
     excluded = case.sources if options.protocol == "leave-publication-out" else frozenset()
-    question = vignette(case)
+    question = vignette(case, genes=options.genes)
     start = time.perf_counter()
     try:
         result = engine.ask(

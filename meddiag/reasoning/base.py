@@ -41,6 +41,7 @@ class RankedEntity(Model):
     absent: list[str] = Field(default_factory=list)
     # No visible fact of its own: scored as this member of its MONDO series ("Name (id)").
     series: str = ""
+    genes: list[str] = Field(default_factory=list)  # genes named in the question it is associated with
 
 
 class SubAnswer(Model):

@@ -180,6 +180,7 @@ class RelationalSteps:
             sex=parsed.sex,
             exclude_sources=frozenset(parsed.exclude_sources),
             candidates=None if candidates is None else list(candidates),
+            genes=self.res.diseases_of_genes(parsed.genes) if parsed.genes else None,
             top_k=top_k,
         )
         share, rare = self.params.support_ic_share, self.params.min_frequency
@@ -187,8 +188,9 @@ class RelationalSteps:
         out: list[RankedEntity] = []
         for r in ranked:
             # A candidate matching no finding is not evidence of anything, unless the ranker
-            # scored it through its series because its own facts are hidden or missing.
-            if r.score <= 0 or (not r.for_ and not r.series):
+            # scored it through its series because its own facts are hidden or missing, or
+            # the question names a gene of it.
+            if not r.genes and (r.score <= 0 or (not r.for_ and not r.series)):
                 continue
             close = [m for m in r.for_ if m.ic >= share * self.res.ic(m.finding)]
             # A feature annotated as (almost) never seen ("absent in the patients studied (0%)")
@@ -207,6 +209,7 @@ class RelationalSteps:
                     against=list(dict.fromkeys([*conflicts, *(x for x in denied if x not in strong)])),
                     absent=[label(t) for t in self._unreported(r.absent, seen)],
                     series=f"{self.res.name(r.series)} ({r.series})" if r.series else "",
+                    genes=list(r.genes),
                 )
             )
         return out
@@ -279,7 +282,8 @@ class RelationalSteps:
         for e in ranked[: self.params.follow_candidates]:
             matches = join_words([x.lower() for x in e.for_][:4]) or "no finding"
             found = "" if named else f"; {support.get(e.id, 0)} retrieved triple(s)"
-            parts.append(f"{e.name} (score {e.score:g}{found}; matches {matches})")
+            gene = f"; gene {join_words(e.genes)} named" if e.genes else ""
+            parts.append(f"{e.name} (score {e.score:g}{found}{gene}; matches {matches})")
         lead = "Candidates re-ranked with all findings" if named else "Phenotype-similarity ranking"
         text = f"{lead}: " + "; ".join(parts) + "."
         extra = self._facts_sentence(triples, ranked[: self.params.follow_candidates], parsed)

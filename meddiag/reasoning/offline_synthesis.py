@@ -122,6 +122,7 @@ class Synthesiser:
                     citations=list(dict.fromkeys([*for_cites, *against_cites])),
                     aliases=self.res.aliases(d),
                     series=rel.series if rel is not None else "",
+                    genes=rel.genes if rel is not None else [],
                 )
             )
         agreement = _agreement(
@@ -210,6 +211,7 @@ class Synthesiser:
         support = [n for n in top.citations if n not in conflict_cites.get(top.id, [])]
         sentences_out = [
             f"The most likely diagnosis is {top.name}"
+            + (f", a disease of the named gene {join_words(top.genes)}" if top.genes else "")
             + (f", supported by {join_words([x.lower() for x in top.for_[:5]])}" if top.for_ else "")
             + (
                 f", with no visible feature of its own, scored as the member of its disease series "

@@ -78,6 +78,11 @@ class ReasoningResources:
             row = min(group, key=self._row_preference)
             for member in group:
                 self._row_id[member] = row
+        # Gene -> the diseases associated with it, for questions that name a gene.
+        self._gene_diseases: dict[str, list[str]] = defaultdict(list)
+        for disease_id, facts in self.facts.items():
+            for gene_id in facts.get("ASSOCIATED_GENE", ()):
+                self._gene_diseases[gene_id].append(disease_id)
 
     # ------------------------------------------------------------------ construction
 
@@ -252,6 +257,17 @@ class ReasoningResources:
 
     def genes_of(self, disease_id: str) -> list[str]:
         return self._facts_of(disease_id, "ASSOCIATED_GENE")
+
+    def diseases_of_genes(self, symbols: Iterable[str]) -> dict[str, list[str]]:
+        """Differential rows associated with the named gene symbols -> those symbols."""
+        out: dict[str, list[str]] = {}
+        for symbol in symbols:
+            for gene_id in self.ids_by_name.get(name_key(symbol), ()):
+                for disease_id in self._gene_diseases.get(gene_id, ()):
+                    named = out.setdefault(self.canonical_disease(disease_id), [])
+                    if symbol not in named:
+                        named.append(symbol)
+        return out
 
     def _facts_of(self, disease_id: str, predicate: str) -> list[str]:
         out: list[str] = []

@@ -31,6 +31,8 @@ def render_understanding(result: AskResult) -> None:
     p = result.parsed
     found = ", ".join(f"{f.label} ({f.hpo_id}{', excluded' if f.excluded else ''})" for f in p.findings)
     st.caption(f"Understood findings: {found or 'none'}")
+    if p.genes:
+        st.caption(f"Named genes: {', '.join(p.genes)} (their diseases are ranked first)")
     for warning in p.warnings:
         st.warning(warning)
     if result.reasoner.fallbacks:

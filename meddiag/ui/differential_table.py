@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import streamlit as st
 
+from meddiag.diagnosis.ranking import DEFAULT_PARAMS
 from meddiag.schema import Agreement, DifferentialEntry
 
 AGREEMENT_COLOURS = {"agree": "green", "partial": "orange", "disagree": "red", "single-channel": "gray"}
@@ -30,7 +31,8 @@ def differential_frame(
             "Score": e.score,
             "Graph score": graph.get(e.id),
             "Text score": text.get(e.id),
-            "Findings for": "; ".join(e.for_) or (f"scored as its series: {e.series}" if e.series else ""),
+            "Findings for": "; ".join([*(f"named gene {g}" for g in e.genes), *e.for_])
+            or (f"scored as its series: {e.series}" if e.series else ""),
             "Findings against": "; ".join(e.against),
             "Channels": ", ".join(e.channels),
             "Citations": " ".join(f"[{n}]" for n in e.citations),
@@ -61,7 +63,11 @@ def render_differential(
                 "Score", min_value=float(low), max_value=float(high), format="%.2f"
             ),
             "Graph score": st.column_config.NumberColumn(
-                "Graph score", format="%.3f", help="The knowledge graph's phenotype score (blank: not scored)"
+                "Graph score",
+                format="%.3f",
+                help="The knowledge graph's phenotype score, plus "
+                f"{DEFAULT_PARAMS.gene_weight:g} for a disease of a gene named in the question "
+                "(blank: not scored)",
             ),
             "Text score": st.column_config.NumberColumn(
                 "Text score",

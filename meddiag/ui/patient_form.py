@@ -1,6 +1,8 @@
-"""The structured patient form: HPO findings searchable by label and synonym, age, sex."""
+"""The structured patient form: HPO findings searchable by label and synonym, age, sex, genes."""
 
 from __future__ import annotations
+
+import re
 
 import streamlit as st
 
@@ -51,11 +53,19 @@ def render_patient_form(service: MedDiagService) -> PatientInput | None:
         "Age (years)", min_value=0.0, max_value=120.0, value=None, step=1.0, key="ask.age"
     )
     sex = right.selectbox("Sex", SEXES, key="ask.sex")
-    if not observed and not excluded:
+    genes = st.text_input(
+        "Genes with a reported variant (optional)",
+        key="ask.genes",
+        placeholder="e.g. FBN1, TGFBR2",
+        help="The diseases associated with these genes are ranked first, by how well they fit the findings.",
+    )
+    named = [g for g in re.split(r"[\s,;]+", genes.strip()) if g]
+    if not observed and not excluded and not named:
         return None
     return PatientInput(
         observed=[term_id(o) for o in observed],
         excluded=[term_id(o) for o in excluded],
         age_years=age,
         sex=None if sex == "unknown" else sex,
+        genes=named,
     )

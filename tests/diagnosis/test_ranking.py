@@ -228,3 +228,27 @@ def test_a_repeated_query_is_scored_once_and_its_copy_is_the_callers(
         tiny_unpooled, [SEIZURE, ID], exclude_sources=hidden, params=BASELINE_PARAMS.with_(symmetric=0.5)
     )
     assert runs == [1, 1, 1]
+
+
+def test_a_named_genes_diseases_form_the_first_tier_in_phenotype_order(tiny_index: PhenotypeIndex) -> None:
+    plain = rank_diseases(tiny_index, [CATARACT, ID])
+    assert plain[0].id == "OMIM:1" and not plain[0].genes
+    # The question names a gene of OMIM:2 (a worse phenotype fit): it moves above OMIM:1.
+    ranked = rank_diseases(tiny_index, [CATARACT, ID], genes={"OMIM:2": ["GENE2"]})
+    assert [r.id for r in ranked][:2] == ["OMIM:2", "OMIM:1"]
+    assert ranked[0].genes == ("GENE2",) and ranked[1].genes == ()
+    # Without a gene weight the mapping changes nothing.
+    unweighted = rank_diseases(
+        tiny_index,
+        [CATARACT, ID],
+        genes={"OMIM:2": ["GENE2"]},
+        params=ranking.DEFAULT_PARAMS.with_(gene_weight=0),
+    )
+    assert [r.id for r in unweighted] == [r.id for r in plain]
+
+
+def test_a_named_genes_disease_with_no_visible_fact_is_still_listed(tiny_index: PhenotypeIndex) -> None:
+    hidden = frozenset({"PMID:3", "OMIM:3", "ORPHA:10"})
+    ranked = rank_diseases(tiny_index, [GTC_SEIZURE], exclude_sources=hidden, genes={"OMIM:3": ["GENE3"]})
+    assert ranked[0].id == "OMIM:3"
+    assert ranked[0].genes == ("GENE3",) and not ranked[0].for_

@@ -66,6 +66,15 @@ def test_vignette_never_leaks_ids_gene_or_diagnosis() -> None:
     assert "HP:" not in text and "ETS1" not in text and "OMIM" not in text
 
 
+def test_vignette_names_the_genes_only_when_asked() -> None:
+    text = vignette(case(), genes=True)
+    assert text.endswith("Genetic testing found a variant in ETS1. What is the most likely diagnosis?")
+    assert "found variants in ETS1 and FLI1." in vignette(
+        case().model_copy(update={"genes": ["ETS1", "FLI1"]}), genes=True
+    )
+    assert structured(case(), genes=True).genes == ["ETS1"]
+
+
 def test_age_phrase_counts_months_under_two_years() -> None:
     assert age_phrase(23 / 12) == "23-month-old"
     assert age_phrase(None) == ""

@@ -21,7 +21,9 @@ from meddiag.service import MedDiagService
 from tests.fixtures.sources import AORTIC_ROOT, ECTOPIA_LENTIS, HYPERMOBILITY, LDS, SEIZURE, tiny_sources
 
 
-def _packet(case_id: str, pmid: str, observed: list[str], excluded: list[str], disease: str | None) -> str:
+def _packet(
+    case_id: str, pmid: str, observed: list[str], excluded: list[str], disease: str | None, gene: str = ""
+) -> str:
     features = [{"type": {"id": t, "label": t}} for t in observed]
     features += [{"type": {"id": t, "label": t}, "excluded": True} for t in excluded]
     packet: dict = {
@@ -35,7 +37,10 @@ def _packet(case_id: str, pmid: str, observed: list[str], excluded: list[str], d
         "metaData": {"externalReferences": [{"id": pmid}]},
     }
     if disease:
-        packet["interpretations"] = [{"id": "i", "diagnosis": {"disease": {"id": disease, "label": "LDS"}}}]
+        diagnosis: dict = {"disease": {"id": disease, "label": "LDS"}}
+        if gene:
+            diagnosis["genomicInterpretations"] = [{"gene": {"symbol": gene}}]
+        packet["interpretations"] = [{"id": "i", "diagnosis": diagnosis}]
     return json.dumps(packet)
 
 
@@ -92,6 +97,25 @@ def test_leave_publication_out_hides_the_case_own_paper(service: MedDiagService,
     assert all("PMID:4" not in p.provenance for p in passages)
     # Only text that does not rest on the paper (MONDO's description) can still name LDS.
     assert lpo["own-paper"].rank is None or lpo["own-paper"].rank >= full["own-paper"].rank
+
+
+def test_naming_the_genes_is_a_separate_scenario_that_uses_them(
+    service: MedDiagService, tmp_path: Path
+) -> None:
+    path = tmp_path / "gene-cases.jsonl"
+    # Every LDS phenotype fact rests on PMID:4, the case's own paper: only its gene can find it.
+    path.write_text(
+        _packet("own-paper", "PMID:4", [AORTIC_ROOT, HYPERMOBILITY], [], LDS, gene="TGFBR2") + "\n"
+    )
+    without = service.evaluate(path)
+    named = service.evaluate(path, genes=True)
+    assert without.summary["genes"] is False and named.summary["genes"] is True
+    assert "TGFBR2" not in without.records[0].question
+    assert named.records[0].question.endswith(
+        "Genetic testing found a variant in TGFBR2. What is the most likely diagnosis?"
+    )
+    assert without.records[0].rank != 1 and named.records[0].rank == 1
+    assert EvalOptions(path=path, genes=True).fingerprint() != EvalOptions(path=path).fingerprint()
 
 
 def test_a_run_writes_cases_summary_report_and_resumes(

@@ -174,3 +174,17 @@ def test_a_candidate_scored_through_its_series_says_so_in_the_row_and_the_answer
     out = reasoner.synthesise(parsed, SemanticResult(), relational, [], answers)
     assert out.differential[0].id == world.LDS and out.differential[0].series == stand_in
     assert f"scored as the member of its disease series that fits best, {stand_in}" in out.answer
+
+
+def test_a_named_gene_puts_its_disease_first_and_the_answer_says_why(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    plain = reasoner.synthesise(*_run(reasoner, tiny_ontology))
+    assert plain.differential[0].id == world.MARFAN
+    named = reasoner.synthesise(
+        *_run(reasoner, tiny_ontology, VIGNETTE + " Genetic testing found a variant in TGFBR1.")
+    )
+    top = named.differential[0]
+    assert (top.id, top.genes) == (world.LDS, ["TGFBR1"])
+    assert all(not e.genes for e in named.differential[1:])
+    assert "a disease of the named gene TGFBR1" in named.answer

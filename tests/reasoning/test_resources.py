@@ -32,6 +32,11 @@ def test_from_handle_reads_the_graph_store(tiny_ontology: Ontology) -> None:
     assert res.canonical_disease(world.ORPHA_MARFAN) == world.MARFAN
     assert res.canonical_disease(world.MONDO_MARFAN) == world.MARFAN
     assert res.genes_of(world.MARFAN) == ["NCBIGene:2200"]
+    # A gene named in a question (any case) leads to its diseases' differential rows.
+    assert res.diseases_of_genes(["fbn1", "TGFBR1", "NOTAGENE"]) == {
+        world.MARFAN: ["fbn1"],
+        world.LDS: ["TGFBR1"],
+    }
     assert res.lookup("marfan SYNDROME") == [world.MARFAN, world.ORPHA_MARFAN, world.MONDO_MARFAN]
     assert res.linker.parse_question("Which genes are associated with Loeys-Dietz syndrome?").diseases == [
         world.LDS

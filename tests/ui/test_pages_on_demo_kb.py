@@ -65,6 +65,22 @@ def test_ask_on_the_demo_kb_renders_hops_synthesis_citations_and_subgraphs(real_
     assert {"semantic", "relational"} <= {trace["name"] for trace in spec["data"]}
 
 
+def test_a_gene_named_in_the_form_ranks_its_disease_first_and_says_so(real_service):
+    at = open_app(timeout=RUN_TIMEOUT)
+    at.text_area(key="ask.question").input(
+        "A 14-year-old boy presents with tall stature, arachnodactyly and aortic root aneurysm."
+    ).run()
+    at.text_input(key="ask.genes").input("TGFBR2").run()  # the form's only entry
+    at.button(key="ask.submit").click().run()
+    assert not at.exception, at.exception
+    result = at.session_state[ASK_RESULT]
+    top = result.synthesis.differential[0]
+    assert (top.name, top.genes) == ("Loeys-Dietz syndrome 2", ["TGFBR2"])
+    assert "Named genes: TGFBR2 (their diseases are ranked first)" in [c.value for c in at.caption]
+    frames = [f.value for f in at.dataframe if "Score" in f.value.columns]
+    assert frames[0]["Findings for"][0].startswith("named gene TGFBR2")
+
+
 def test_explorer_walks_from_marfan_to_a_neighbour(real_service):
     at = open_app("pages/graph_explorer.py", timeout=RUN_TIMEOUT)
     at.text_input(key="explorer.query").input("Marfan syndrome").run()

@@ -65,11 +65,13 @@ def test_patient_form_searches_terms_by_synonym_and_sends_ids(fake_service):
     assert "Arachnodactyly · HP:0001166" in options
     at.multiselect(key="ask.observed").select("Arachnodactyly · HP:0001166").run()
     at.selectbox(key="ask.sex").select("male").run()
+    at.text_input(key="ask.genes").input(" FBN1, TGFBR2 ;").run()
     at.button(key="ask.submit").click().run()
     assert not at.exception
     patient = fake_service.asked[0]["patient"]
     assert patient.observed == ["HP:0001166"]
     assert patient.sex == "male"
+    assert patient.genes == ["FBN1", "TGFBR2"]
 
 
 def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):

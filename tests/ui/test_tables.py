@@ -43,3 +43,10 @@ def test_manifest_tables_flatten_nested_counts():
         "entities · Disease": 3,
         "entities · Phenotype": 7,
     }
+
+
+def test_differential_table_names_the_gene_that_ranked_a_row_first():
+    first, second = sample_result().synthesis.differential
+    frame = differential_frame([first.model_copy(update={"genes": ["FBN1"]}), second])
+    assert frame.loc[0, "Findings for"] == "named gene FBN1; Arachnodactyly; Ectopia lentis"
+    assert frame.loc[1, "Findings for"] == "; ".join(second.for_)
