@@ -134,6 +134,12 @@ def test_gene_symbols_are_case_sensitive_and_not_taken_from_findings(linker: Phr
         ("What are the features of Marfan syndrome?", "features", [MARFAN]),
         ("How do Marfan syndrome and Apert syndrome differ?", "compare", [MARFAN, APERT]),
         ("A 6-year-old girl with seizures and hypotonia. What is the diagnosis?", "diagnosis", []),
+        (
+            "A boy with seizures and Marfan syndrome in his father; a variant in FBN1 was found. "
+            "What is the most likely diagnosis?",
+            "diagnosis",
+            [],
+        ),
         ("What is the weather like?", "unknown", []),
     ],
 )
