@@ -249,6 +249,7 @@ class PhraseLinker:
                 first[k[0]] = max(first.get(k[0], 0), len(k))
         self._vocabulary = frozenset(w for k in self._phrases for w in k)
         self.genes = frozenset(g for g in genes if len(g) >= 2 and any(c.isalpha() for c in g))
+        self._genes_upper = frozenset(g.upper() for g in self.genes)
 
     def _add(self, text: str, entry: PhraseEntry) -> None:
         key = phrase_key(text)
@@ -471,6 +472,11 @@ class PhraseLinker:
             age = patient.age_years if patient.age_years is not None else age
             sex = patient.sex if patient.sex is not None else sex
             genes = list(dict.fromkeys([*patient.genes, *genes]))
+            warnings.extend(
+                f"{g} is not a gene the knowledge base links to a disease, so it does not change the ranking."
+                for g in patient.genes
+                if g.upper() not in self._genes_upper
+            )
         kind = question_kind(text, findings, linked.disease_ids)
         diseases = list(dict.fromkeys(linked.disease_ids))
         if kind == "diagnosis":

@@ -32,7 +32,7 @@ def render_understanding(result: AskResult) -> None:
     found = ", ".join(f"{f.label} ({f.hpo_id}{', excluded' if f.excluded else ''})" for f in p.findings)
     st.caption(f"Understood findings: {found or 'none'}")
     if p.genes:
-        st.caption(f"Named genes: {', '.join(p.genes)} (their diseases are ranked first)")
+        st.caption(f"Named genes: {', '.join(p.genes)} (the diseases linked to them are ranked first)")
     for warning in p.warnings:
         st.warning(warning)
     if result.reasoner.fallbacks:

@@ -176,6 +176,14 @@ def test_non_english_text_gets_a_warning(linker: PhraseLinker) -> None:
     assert any("English" in w for w in parsed.warnings)
 
 
+def test_a_typed_gene_the_knowledge_base_does_not_link_gets_a_warning(linker: PhraseLinker) -> None:
+    parsed = linker.parse_question("", PatientInput(observed=["HP:0001250"], genes=["fbn1", "NOTAGENE"]))
+    assert parsed.genes == ["fbn1", "NOTAGENE"]
+    assert [w for w in parsed.warnings if "gene" in w] == [
+        "NOTAGENE is not a gene the knowledge base links to a disease, so it does not change the ranking."
+    ]
+
+
 def test_structured_input_merges_with_text(linker: PhraseLinker) -> None:
     patient = PatientInput(observed=["HP:0001250"], excluded=["HP:0001945"], age_years=2.0, sex="female")
     parsed = linker.parse_question("", patient)
