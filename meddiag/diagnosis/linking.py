@@ -600,17 +600,18 @@ def question_kind(text: str, findings: Sequence[Finding], disease_ids: Sequence[
     """diagnosis / genes / features / compare / unknown, from cue words and what was linked."""
     low = text.lower()
     distinct = list(dict.fromkeys(disease_ids))
-    # Findings and a request for a diagnosis: a gene or a disease named on the way ("a variant
-    # in STXBP1 was found", a finding that is also a disease's name) is part of the case.
-    asks_diagnosis = bool(_DIAGNOSIS_CUE.search(low)) and any(not f.excluded for f in findings)
+    has_findings = any(not f.excluded for f in findings)
     if distinct:
         if len(distinct) >= 2 and _COMPARE_CUE.search(low):
             return "compare"
-        if _GENES_CUE.search(low) and not asks_diagnosis:
+        diagnosis_cue = bool(_DIAGNOSIS_CUE.search(low))
+        # Findings and a request for a diagnosis: a gene or a disease named on the way ("a
+        # variant in STXBP1 was found", a finding that is also a disease's name) is part of the case.
+        if _GENES_CUE.search(low) and not (diagnosis_cue and has_findings):
             return "genes"
-        if _FEATURES_CUE.search(low) and not _DIAGNOSIS_CUE.search(low):
+        if _FEATURES_CUE.search(low) and not diagnosis_cue:
             return "features"
-    if any(not f.excluded for f in findings):
+    if has_findings:
         return "diagnosis"
     if distinct and _COMPARE_CUE.search(low):
         return "compare"
