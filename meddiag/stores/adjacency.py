@@ -46,6 +46,8 @@ class Adjacency:
                 for source in dict.fromkeys(rel.sources):
                     by_source.setdefault(source, []).append(rel)
         self._by_source = by_source
+        # Per node and direction, lazily: far end -> positions of the relations reaching it.
+        self._far: dict[tuple[str, str], dict[str, tuple[int, ...]]] = {}
         self._hidden: OrderedDict[frozenset[str], frozenset[int]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -83,12 +85,31 @@ class Adjacency:
         rels = lists.get(entity_id, ())
         hidden = self.hidden(exclude)
         if neighbours is not None:
-            # One pass instead of the caller's loop: "does X touch any of these hubs?" is asked
-            # of ~150 nodes per retrieval, each with a few hundred relations.
-            rels = tuple(r for r in rels if (r.object if r.subject == entity_id else r.subject) in neighbours)
+            rels = self._towards(entity_id, direction, rels, neighbours)
         if predicates:
             wanted = set(predicates)
             return [r for r in rels if r.predicate in wanted and (not hidden or id(r) not in hidden)]
         if hidden:
             return [r for r in rels if id(r) not in hidden]
         return list(rels)
+
+    def _towards(
+        self, entity_id: str, direction: str, rels: tuple[Relation, ...], neighbours: Collection[str]
+    ) -> tuple[Relation, ...]:
+        """The node's relations whose far end is one of `neighbours`, in graph order.
+
+        "Does X touch any of these hubs?" is asked of ~150 nodes per retrieval, each with a
+        few hundred relations and only a handful of hubs to look for, so each node's
+        relations are indexed by far end once and then looked up instead of scanned.
+        """
+        if len(neighbours) >= len(rels):
+            return tuple(r for r in rels if (r.object if r.subject == entity_id else r.subject) in neighbours)
+        key = (entity_id, direction)
+        index = self._far.get(key)
+        if index is None:
+            positions: dict[str, list[int]] = {}
+            for i, r in enumerate(rels):
+                positions.setdefault(r.object if r.subject == entity_id else r.subject, []).append(i)
+            index = {far: tuple(p) for far, p in positions.items()}
+            self._far[key] = index  # a racing thread builds the same index; either copy is right
+        return tuple(rels[i] for i in sorted({i for n in neighbours for i in index.get(n, ())}))

@@ -58,6 +58,22 @@ def test_relations_and_degrees_match_the_graph_for_every_node_direction_and_excl
                     assert found == reference_relations(store._g, node, direction, predicates, exclude)
 
 
+def test_neighbour_filter_matches_the_graph_for_every_node_direction_and_neighbour_set(store):
+    # Small neighbour sets take the indexed lookup, large ones the scan: both must keep graph order.
+    nodes = [e.id for e in store.iter_entities()]
+    # A second relation to the same far end checks that the index keeps every one, in order.
+    store.upsert_relations([Relation(subject=MARFAN, predicate="NOT_HAS_PHENOTYPE", object=ARACHNO)])
+    neighbour_sets = [set(c) for n in (1, 2, 3) for c in combinations(nodes, n)] + [set(nodes), set()]
+    for node in nodes:
+        for direction in ("out", "in", "both"):
+            for exclude in (frozenset(), frozenset({"PMID:1"})):
+                everything = reference_relations(store._g, node, direction, None, exclude)
+                for wanted in neighbour_sets:
+                    found = store.relations(node, direction=direction, neighbours=wanted, exclude_sources=exclude)
+                    expected = [r for r in everything if (r.object if r.subject == node else r.subject) in wanted]
+                    assert found == expected, (node, direction, wanted)
+
+
 def test_a_self_loop_counts_twice_in_the_degree_and_once_in_both_directions(store):
     assert store.degree(MARFAN) == store._g.degree(MARFAN)
     assert [r for r in store.relations(MARFAN) if r.subject == r.object] == [SELF_LOOP]
