@@ -69,8 +69,12 @@ def test_neighbour_filter_matches_the_graph_for_every_node_direction_and_neighbo
             for exclude in (frozenset(), frozenset({"PMID:1"})):
                 everything = reference_relations(store._g, node, direction, None, exclude)
                 for wanted in neighbour_sets:
-                    found = store.relations(node, direction=direction, neighbours=wanted, exclude_sources=exclude)
-                    expected = [r for r in everything if (r.object if r.subject == node else r.subject) in wanted]
+                    found = store.relations(
+                        node, direction=direction, neighbours=wanted, exclude_sources=exclude
+                    )
+                    expected = [
+                        r for r in everything if (r.object if r.subject == node else r.subject) in wanted
+                    ]
                     assert found == expected, (node, direction, wanted)
 
 
