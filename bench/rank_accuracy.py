@@ -36,6 +36,7 @@ from meddiag.diagnosis.ranking import (
     BASELINE_PARAMS,
     DEFAULT_PARAMS,
     RankParams,
+    adjust_for_sex,
     rank_diseases,
     score_all,
     top_indices,
@@ -50,6 +51,7 @@ from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
 from meddiag.knowledge.mondo import link_mondo, parse_mondo
 from meddiag.knowledge.phenotype_relations import phenotype_relations
+from meddiag.knowledge.relations import inheritance_relations
 from meddiag.knowledge.sources import packaged_sources
 from meddiag.schema import TextEvidence
 
@@ -101,13 +103,17 @@ def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
     src = packaged_sources()
     ontology = Ontology.from_obo(src.hp_obo)
     ann = parse_hpoa(src.phenotype_hpoa)
-    relations = phenotype_relations(ann.rows, ontology) + _equivalences(ann.diseases)
+    relations = (
+        phenotype_relations(ann.rows, ontology)
+        + inheritance_relations(ann.rows, ontology)
+        + _equivalences(ann.diseases)
+    )
     return ontology, relations, ann.diseases
 
 
 def load_data() -> Data:
     # plain tuples in the pickle, so any script importing this module can read the cache
-    ontology, relations, names = _cached(f"kb-v2-{packaged_sources().hpo_version}", _load_data)
+    ontology, relations, names = _cached(f"kb-v3-{packaged_sources().hpo_version}", _load_data)
     parents = _cached(f"mondo-isa-{packaged_sources().hpo_version}", lambda: _mondo_parents(names))
     return Data(ontology, relations + parents, names)
 
@@ -160,13 +166,15 @@ def ranks_for(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankPara
     ranks: Ranks = []
     for p in cases:
         c = p.case
+        sources = c.sources if lpo else frozenset()
         scores = score_all(
             index,
             [f.id for f in c.observed],
             [f.id for f in c.excluded],
-            exclude_sources=c.sources if lpo else frozenset(),
+            exclude_sources=sources,
             params=params,
         )
+        adjust_for_sex(index, scores, c.sex, sources, params)
         ranks.append(gold_rank(scores, p.gold))
     return ranks
 
@@ -269,6 +277,7 @@ def gene_scenario(index: PhenotypeIndex, cases: Sequence[Prepared], weights: Seq
                 index,
                 [f.id for f in c.observed],
                 [f.id for f in c.excluded],
+                sex=c.sex,
                 exclude_sources=c.sources,
                 genes=named,
                 top_k=10,

@@ -35,13 +35,14 @@ import numpy as np
 from scipy import sparse
 
 from meddiag.knowledge.hpo import PHENOTYPIC_ABNORMALITY, Ontology
-from meddiag.knowledge.model import Relation
+from meddiag.knowledge.model import Relation, visible
 
 DEFAULT_CANDIDATE_PREFIXES: tuple[str, ...] = ("OMIM",)
 MatchKey = tuple[int, float, float]  # (term, freq_weight, exact_weight): one cached match row
 # (observed, excluded, left-out sources, ranking parameters): one query's scores
 ScoreKey = tuple[tuple[str, ...], tuple[str, ...], frozenset[str], Hashable]
 K = TypeVar("K", bound=Hashable)
+X_RECESSIVE = "HP:0001419"  # X-linked recessive inheritance
 
 
 class MatchCache(Generic[K]):
@@ -189,6 +190,8 @@ class PhenotypeIndex:
         src_idx: list[int] = []
         self.labels: dict[str, str] = {}
         self.onsets: dict[str, list[str]] = defaultdict(list)
+        # disease -> (mode of inheritance, sources of that fact)
+        self.inheritance: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
         equivalences: list[tuple[str, str]] = []
         disease_classes: dict[str, list[str]] = defaultdict(list)
 
@@ -205,6 +208,9 @@ class PhenotypeIndex:
                 continue
             if rel.predicate == "HAS_ONSET":
                 self.onsets[rel.subject].append(rel.object)
+                continue
+            if rel.predicate == "HAS_INHERITANCE":
+                self.inheritance[rel.subject].append((rel.object, tuple(rel.sources)))
                 continue
             if rel.predicate == "IS_A" and rel.subject not in self.term_index:
                 disease_classes[rel.subject].append(rel.object)  # disease -> its MONDO parent class
@@ -286,6 +292,25 @@ class PhenotypeIndex:
             m: g for g in (sorted(v) for v in groups.values()) for m in g
         }
         self.siblings = self._sibling_matrix()
+        self._x_recessive: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
+        for p, members in enumerate(self.members):
+            facts = [f for m in members for f in self.inheritance.get(m, ())]
+            if any(mode == X_RECESSIVE for mode, _ in facts):
+                self._x_recessive[p] = facts
+
+    def x_recessive_only(self, exclude_sources: Collection[str] = frozenset()) -> dict[int, tuple[str, ...]]:
+        """Profiles whose only visible mode of inheritance is X-linked recessive -> that fact's sources.
+
+        A mode of inheritance resting only on left-out sources is hidden, like any other fact.
+        """
+        exclude = frozenset(exclude_sources)
+        out: dict[int, tuple[str, ...]] = {}
+        for p, facts in self._x_recessive.items():
+            shown = [(mode, srcs) for mode, srcs in facts if visible(list(srcs), exclude)]
+            if shown and all(mode == X_RECESSIVE for mode, _ in shown):
+                cited = (s for _, srcs in shown for s in srcs if s not in exclude)
+                out[p] = tuple(dict.fromkeys(cited))
+        return out
 
     def _sibling_matrix(self) -> sparse.csr_matrix:
         """profiles × profiles: 1 where two profiles share a MONDO parent class (a phenotypic series)."""

@@ -26,13 +26,15 @@ from meddiag.knowledge.phenotype_relations import phenotype_relations
 from meddiag.knowledge.relations import gene_relations, inheritance_relations, onset_relations
 from meddiag.knowledge.sources import packaged_sources
 
-# IS_A brings disease -> MONDO class links, which the ranker uses to borrow evidence within a series.
+# IS_A brings disease -> MONDO class links, which the ranker uses to borrow evidence within a
+# series; HAS_INHERITANCE lets it weigh an X-linked recessive disease in a female patient.
 INDEX_PREDICATES: tuple[str, ...] = (
     "HAS_PHENOTYPE",
     "NOT_HAS_PHENOTYPE",
     "EQUIVALENT_TO",
     "HAS_ONSET",
     "IS_A",
+    "HAS_INHERITANCE",
 )
 FACT_PREDICATES: tuple[str, ...] = ("ASSOCIATED_GENE", "HAS_INHERITANCE", "HAS_ONSET")
 NAME_TYPES: tuple[str, ...] = ("Disease", "Gene", "Inheritance", "Onset")

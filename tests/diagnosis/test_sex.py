@@ -66,7 +66,9 @@ def test_a_female_patient_lowers_an_x_linked_recessive_disease_by_the_penalty(in
     male, female, unknown = scores(index, "male"), scores(index, "female"), scores(index, None)
     assert male == unknown
     assert female["OMIM:2"] == pytest.approx(male["OMIM:2"] - DEFAULT_PARAMS.female_x_recessive)
-    assert {d: s for d, s in female.items() if d != "OMIM:2"} == {d: s for d, s in male.items() if d != "OMIM:2"}
+    assert {d: s for d, s in female.items() if d != "OMIM:2"} == {
+        d: s for d, s in male.items() if d != "OMIM:2"
+    }
     assert scores(index, "female", female_x_recessive=0.0) == male
 
 

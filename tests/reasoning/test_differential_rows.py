@@ -236,3 +236,17 @@ def test_a_feature_recorded_at_zero_percent_counts_against_not_for(tiny_ontology
     sem_rank = run[3][0].entities
     mass_text = next(e for e in sem_rank if e.id == MASS_LIKE)
     assert mass_text.for_ == ["Arachnodactyly"] and mass_text.against == ["Ectopia lentis"]
+
+
+def test_a_female_patient_sees_why_an_x_linked_recessive_disease_was_lowered(tiny_ontology: Ontology) -> None:
+    # Loeys-Dietz made X-linked recessive for this test: the woman's row says why it was lowered.
+    x_linked = Relation(subject=world.LDS, predicate="HAS_INHERITANCE", object="HP:0001419", sources=["HPO"])
+    res = ReasoningResources.from_parts(tiny_ontology, world.entities(), [*world.relations(), x_linked])
+    reasoner = OfflineReasoner(res)
+    findings = "arachnodactyly, ectopia lentis and aortic root aneurysm."
+    woman = _rows(run_pipeline(reasoner, tiny_ontology, f"A 20-year-old woman with {findings}"), reasoner)
+    man = _rows(run_pipeline(reasoner, tiny_ontology, f"A 20-year-old man with {findings}"), reasoner)
+    reason = "X-linked recessive inheritance in a female patient (carriers seldom show it)"
+    assert reason in woman[world.LDS].against
+    assert reason not in man[world.LDS].against
+    assert not any(reason in row.against for row in woman.values() if row.id != world.LDS)

@@ -32,6 +32,8 @@ def test_from_handle_reads_the_graph_store(tiny_ontology: Ontology) -> None:
     assert res.canonical_disease(world.ORPHA_MARFAN) == world.MARFAN
     assert res.canonical_disease(world.MONDO_MARFAN) == world.MARFAN
     assert res.genes_of(world.MARFAN) == ["NCBIGene:2200"]
+    # Modes of inheritance reach the ranker (it weighs X-linked recessive ones by sex).
+    assert res.index.inheritance[world.MARFAN] == [("HP:0000006", ("HPO",))]
     # A gene named in a question (any case) leads to its diseases' differential rows.
     assert res.diseases_of_genes(["fbn1", "TGFBR1", "NOTAGENE"]) == {
         world.MARFAN: ["fbn1"],
