@@ -534,7 +534,7 @@ class LLMReasoner:
                     question=parsed.text,
                     differential="\n".join(
                         f"{d.id}: {d.name}; for {', '.join(d.for_) or '-'}; against {', '.join(d.against) or '-'}; "
-                        f"{'+'.join(d.channels)}"
+                        f"{'+'.join(d.channels)}; {', '.join(d.genes) or '-'}"
                         for d in base.differential
                     )
                     or "none",
@@ -613,6 +613,9 @@ def _cited_synthesis(reply: _Final, evidence: list[Citation], base: Synthesis) -
     if unknown:
         raise ReasonerError(f"the model added candidates that no channel found: {', '.join(unknown[:3])}")
     order = list(dict.fromkeys(reply.order)) + [d.id for d in base.differential if d.id not in reply.order]
+    # A named gene's diseases are the differential's first tier (ranking item 11): the model
+    # may reorder within a tier, never across it.
+    order.sort(key=lambda i: not by_id[i].genes)
     # Per-candidate citation lists point at the offline numbering; re-point them where the same evidence was cited.
     key = {_citation_key(c): c.n for c in citations}
     old = {c.n: _citation_key(c) for c in base.citations}

@@ -154,7 +154,7 @@ Reply as {{"sub_queries": ["(…, …, …); (…, …, …)"]}}"""
 SYNTHESISE = """Write the final answer for the clinician.
 
 Question: <data>{question}</data>
-Ranked differential (id: name; findings for; findings against; channels):
+Ranked differential (id: name; findings for; findings against; channels; genes named in the question):
 {differential}
 
 Evidence you may cite (number: text):
@@ -166,5 +166,5 @@ Channel agreement: {agreement}
 
 Write a short paragraph (3 to 6 sentences). Every sentence that states a fact must end with the numbers of the
 evidence it rests on, like [2][5]; cite only the numbers above. You may reorder the differential, but only
-with ids from it.
+with ids from it; diseases of a gene named in the question stay above all others.
 Reply as {{"answer": "…", "order": ["id", …]}}"""

@@ -194,9 +194,9 @@ def test_unknown_entities_are_rejected(llm_server: ScriptedLLM, reasoner: Offlin
 
 
 def _hops(
-    reasoner: OfflineReasoner, onto: Ontology
+    reasoner: OfflineReasoner, onto: Ontology, question: str = VIGNETTE
 ) -> tuple[Any, SemanticResult, RelationalResult, list, list]:
-    parsed = reasoner.parse_question(VIGNETTE)
+    parsed = reasoner.parse_question(question)
     passages = reasoner.filter_passages(
         "Which diseases present with arachnodactyly?", world.passages(), parsed
     )
@@ -256,6 +256,26 @@ def test_synthesis_citing_unretrieved_evidence_falls_back(
     result = llm.synthesise(*run)
     assert result == reasoner.synthesise(*run)
     assert "not retrieved" in llm.fallbacks[0]
+
+
+def test_the_model_may_reorder_but_a_named_genes_disease_stays_first(
+    llm_server: ScriptedLLM, reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    run = _hops(reasoner, tiny_ontology, VIGNETTE + " Genetic testing found a variant in TGFBR1.")
+    base = reasoner.synthesise(*run)
+    assert base.differential[0].id == world.LDS and base.differential[0].genes == ["TGFBR1"]
+    prompts: list[str] = []
+
+    def reply(prompt: str) -> tuple[int, str, int]:
+        prompts.append(prompt)
+        return 200, json.dumps({"answer": "Marfan syndrome fits [1].", "order": [world.MARFAN, world.LDS]}), 0
+
+    llm_server.script = reply
+    llm = _reasoner(llm_server.url, reasoner)
+    result = llm.synthesise(*run)
+    assert llm.fallbacks == []
+    assert [d.id for d in result.differential][:2] == [world.LDS, world.MARFAN]
+    assert any(f"{world.LDS}: " in p and "TGFBR1" in p and "stay above all others" in p for p in prompts)
 
 
 def test_check_endpoint_reports_reachability(llm_server: ScriptedLLM) -> None:
