@@ -100,6 +100,15 @@ _FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
 _MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 
 _COMPARE_CUE = re.compile(r"\b(differ|difference|differences|distinguish|versus|vs|compare|comparison)\b")
+# A sentence reporting a variant: a gene named in it ranks its diseases first.
+_VARIANT_CUE = re.compile(
+    r"\b(variants?|mutations?|mutated|pathogenic|(compound )?heterozygous|homozygous|hemizygous|de novo"
+    r"|frameshift|missense|nonsense|splice|truncating|deletions?|duplications?|genetic testing|sequencing"
+    r"|exome|genome)\b",
+    re.IGNORECASE,
+)
+VARIANT_REACH = 15  # characters between a gene symbol and a variant word ("a variant in the gene TGFBR2")
+_SENTENCE_END = re.compile(r"[.;!?\n]+(?:\s|$)")
 _GENES_CUE = re.compile(r"\b(genes?|genetic (cause|basis)|mutations? in|variants? in|causal|causative)\b")
 _FEATURES_CUE = re.compile(
     r"\b(features?|symptoms?|signs?|phenotypes?|manifestations?|characteristics?|findings|"
@@ -477,6 +486,11 @@ class PhraseLinker:
                 for g in patient.genes
                 if g.upper() not in self._genes_upper
             )
+        variant_genes = list(
+            dict.fromkeys(
+                [*(patient.genes if patient is not None else []), *reported_variants(text, linked.genes)]
+            )
+        )
         kind = question_kind(text, findings, linked.disease_ids)
         diseases = list(dict.fromkeys(linked.disease_ids))
         if kind == "diagnosis":
@@ -503,6 +517,7 @@ class PhraseLinker:
             age_years=age,
             sex=sex,
             genes=genes,
+            variant_genes=variant_genes,
             diseases=diseases,
             warnings=warnings,
         )
@@ -577,6 +592,32 @@ def parse_age(text: str) -> float | None:
     if m and (best is None or m.start() < best[0]):
         best = (m.start(), 0.0)
     return round(best[1], 4) if best else None
+
+
+def reported_variants(text: str, genes: Sequence[str]) -> list[str]:
+    """The genes named beside a variant ("a de novo variant in STXBP1", "FBN1 mutation", "variants
+    in COL1A1 and COL1A2"): within `VARIANT_REACH` characters of a variant word in the same
+    sentence, or of a gene already found so (a list of genes)."""
+    found: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        reach = [m.span() for m in _VARIANT_CUE.finditer(sentence)]
+        if not reach:
+            continue
+        mentions = [
+            (m.start(), m.end(), g)
+            for g in genes
+            for m in re.finditer(rf"(?<![\w-]){re.escape(g)}(?![\w-])", sentence)
+        ]
+        grew = True
+        while grew:
+            grew = False
+            for start, end, g in mentions:
+                near = any(start - e <= VARIANT_REACH and s0 - end <= VARIANT_REACH for s0, e in reach)
+                if near and (start, end) not in reach:
+                    reach.append((start, end))
+                    found.append(g)
+                    grew = True
+    return list(dict.fromkeys(found))
 
 
 def parse_sex(tokens: Sequence[Token]) -> Sex | None:

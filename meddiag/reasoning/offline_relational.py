@@ -180,7 +180,7 @@ class RelationalSteps:
             sex=parsed.sex,
             exclude_sources=frozenset(parsed.exclude_sources),
             candidates=None if candidates is None else list(candidates),
-            genes=self.res.diseases_of_genes(parsed.genes) if parsed.genes else None,
+            genes=self.res.diseases_of_genes(parsed.variant_genes) if parsed.variant_genes else None,
             top_k=top_k,
         )
         share, rare = self.params.support_ic_share, self.params.min_frequency

@@ -31,8 +31,11 @@ def render_understanding(result: AskResult) -> None:
     p = result.parsed
     found = ", ".join(f"{f.label} ({f.hpo_id}{', excluded' if f.excluded else ''})" for f in p.findings)
     st.caption(f"Understood findings: {found or 'none'}")
-    if p.genes:
-        st.caption(f"Named genes: {', '.join(p.genes)} (the diseases linked to them are ranked first)")
+    if p.variant_genes:
+        st.caption(
+            f"Genes with a reported variant: {', '.join(p.variant_genes)} "
+            "(the diseases linked to them are ranked first)"
+        )
     for warning in p.warnings:
         st.warning(warning)
     if result.reasoner.fallbacks:

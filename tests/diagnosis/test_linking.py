@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.linking import PhraseLinker, fold_word, parse_age
+from meddiag.diagnosis.linking import PhraseLinker, fold_word, parse_age, reported_variants
 from meddiag.errors import InputError
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.sources import packaged_sources
@@ -125,6 +125,41 @@ def test_hpo_ids_in_text_link_by_id_and_resolve_alt_ids(linker: PhraseLinker) ->
 def test_gene_symbols_are_case_sensitive_and_not_taken_from_findings(linker: PhraseLinker) -> None:
     parsed = linker.parse_question("A boy with seizures and a FBN1 variant; the set of findings is small.")
     assert parsed.genes == ["FBN1"]
+    assert parsed.variant_genes == ["FBN1"]
+
+
+def test_only_a_gene_reported_with_a_variant_ranks_its_diseases_first(linker: PhraseLinker) -> None:
+    # A gene named without a variant is a mention, not a reported variant.
+    parsed = linker.parse_question(
+        "A girl with seizures; SET was studied. Exome sequencing found a variant in FBN1."
+    )
+    assert parsed.variant_genes == ["FBN1"]
+    mention = linker.parse_question("A girl with seizures; FBN1 was studied.")
+    assert (mention.genes, mention.variant_genes) == (["FBN1"], [])
+    # A list of genes after one variant word: every one is reported.
+    listed = linker.parse_question("A boy with seizures. Genetic testing found variants in SET and FBN1.")
+    assert listed.variant_genes == ["SET", "FBN1"]
+    # A question about a gene reports no variant.
+    assert linker.parse_question("Which diseases are associated with FBN1?").variant_genes == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a de novo FBN1 mutation", ["FBN1"]),
+        ("heterozygous variant c.123A>G in FBN1 (p.Arg41Gly)", ["FBN1"]),
+        ("decreased CD4+ memory T cells and a de novo FBN1 mutation", ["FBN1"]),
+        ("decreased CD4+ memory T cells. Exome sequencing was negative.", []),
+    ],
+)
+def test_reported_variants_reach_only_nearby_genes(text: str, expected: list[str]) -> None:
+    assert reported_variants(text, ["CD4", "FBN1"]) == expected
+
+
+def test_a_long_list_of_genes_after_one_variant_word_is_reported_whole() -> None:
+    genes = ["COL1A1", "COL1A2", "CRTAP", "SERPINF1"]
+    text = "Genetic testing found variants in COL1A1, COL1A2, CRTAP and SERPINF1."
+    assert reported_variants(text, [*genes, "CD4"]) == genes
 
 
 @pytest.mark.parametrize(
@@ -179,6 +214,7 @@ def test_non_english_text_gets_a_warning(linker: PhraseLinker) -> None:
 def test_a_typed_gene_the_knowledge_base_does_not_link_gets_a_warning(linker: PhraseLinker) -> None:
     parsed = linker.parse_question("", PatientInput(observed=["HP:0001250"], genes=["fbn1", "NOTAGENE"]))
     assert parsed.genes == ["fbn1", "NOTAGENE"]
+    assert parsed.variant_genes == ["fbn1", "NOTAGENE"]  # the form's field reports variants
     assert [w for w in parsed.warnings if "gene" in w] == [
         "NOTAGENE is not a gene the knowledge base links to a disease, so it does not change the ranking."
     ]

@@ -76,7 +76,7 @@ def test_a_gene_named_in_the_form_ranks_its_disease_first_and_says_so(real_servi
     result = at.session_state[ASK_RESULT]
     top = result.synthesis.differential[0]
     assert (top.name, top.genes) == ("Loeys-Dietz syndrome 2", ["TGFBR2"])
-    assert "Named genes: TGFBR2 (the diseases linked to them are ranked first)" in [
+    assert "Genes with a reported variant: TGFBR2 (the diseases linked to them are ranked first)" in [
         c.value for c in at.caption
     ]
     frames = [f.value for f in at.dataframe if "Score" in f.value.columns]
