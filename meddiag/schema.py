@@ -169,8 +169,8 @@ class ParsedQuestion(Model):
     age_years: float | None = None
     sex: Sex | None = None
     genes: list[str] = Field(default_factory=list)
-    # Genes reported with a variant (the form's gene field, or named in a sentence about a
-    # variant): only these rank their diseases first. "CD4+ T cells" names a gene, not a variant.
+    # Genes reported with a variant (the form's gene field, or named beside a variant word in
+    # the text): only these rank their diseases first. "CD4+ T cells" names a gene, not a variant.
     variant_genes: list[str] = Field(default_factory=list)
     diseases: list[str] = Field(default_factory=list)  # disease ids named in the question
     warnings: list[str] = Field(default_factory=list)

@@ -100,7 +100,7 @@ _FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
 _MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 
 _COMPARE_CUE = re.compile(r"\b(differ|difference|differences|distinguish|versus|vs|compare|comparison)\b")
-# A sentence reporting a variant: a gene named in it ranks its diseases first.
+# Words reporting a variant: a gene named beside one (`reported_variants`) ranks its diseases first.
 _VARIANT_CUE = re.compile(
     r"\b(variants?|mutations?|mutated|pathogenic|(compound )?heterozygous|homozygous|hemizygous|de novo"
     r"|frameshift|missense|nonsense|splice|truncating|deletions?|duplications?|genetic testing|sequencing"
