@@ -598,16 +598,14 @@ def reported_variants(text: str, genes: Sequence[str]) -> list[str]:
     """The genes named beside a variant ("a de novo variant in STXBP1", "FBN1 mutation", "variants
     in COL1A1 and COL1A2"): within `VARIANT_REACH` characters of a variant word in the same
     sentence, or of a gene already found so (a list of genes)."""
+    named = set(genes)
     found: list[str] = []
     for sentence in _SENTENCE_END.split(text):
         reach = [m.span() for m in _VARIANT_CUE.finditer(sentence)]
         if not reach:
             continue
-        mentions = [
-            (m.start(), m.end(), g)
-            for g in genes
-            for m in re.finditer(rf"(?<![\w-]){re.escape(g)}(?![\w-])", sentence)
-        ]
+        # Words as the linker reads them, so a mention here is a mention there.
+        mentions = [(t.start, t.end, t.raw) for t in tokenize(sentence) if t.raw in named]
         grew = True
         while grew:
             grew = False
