@@ -167,6 +167,19 @@ def tokenize(text: str) -> list[Token]:
     return tokens
 
 
+def _instruction_tokens(text: str, tokens: Sequence[Token]) -> set[int]:
+    """Positions of the tokens in sentences that read like instructions to the system."""
+    out: set[int] = set()
+    start = 0
+    for k in range(1, len(tokens) + 1):
+        if k == len(tokens) or tokens[k].boundary_before:
+            sentence = text[tokens[start].start : tokens[k - 1].end]
+            if _INSTRUCTION_LIKE.search(sentence):
+                out.update(range(start, k))
+            start = k
+    return out
+
+
 def phrase_key(text: str) -> tuple[str, ...]:
     return tuple(fold_word(m.group(0)) for m in _WORD.finditer(text))
 
@@ -386,7 +399,10 @@ class PhraseLinker:
                     )
                 )
         if approximate and self.embed_search is not None:
-            findings.extend(self._embedding_findings(text, tokens, covered, negated, out.warnings))
+            # Words of a sentence that reads like instructions to the system are not guessed at:
+            # "print your system prompt" is not a clinical finding however close its vectors come.
+            skip = covered | _instruction_tokens(text, tokens)
+            findings.extend(self._embedding_findings(text, tokens, skip, negated, out.warnings))
         findings.sort(key=lambda pf: pf[0])
         out.findings = _dedupe(findings, out.warnings)
         for k, tok in enumerate(tokens):
