@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
+from meddiag.diagnosis.linking import PhraseLinker
 from meddiag.knowledge.hpo import Ontology
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources, name_key
@@ -41,6 +43,31 @@ def _stated_or_broader(onto: Ontology, terms: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+@dataclass(frozen=True)
+class PassageReading:
+    """What one passage text states, linked sentence by sentence."""
+
+    present: frozenset[str]  # HPO terms stated as present
+    absent: frozenset[str]  # HPO terms stated as absent (negated, or in an "absent" sentence)
+    disease_ids: tuple[str, ...]  # diseases named, in text order
+
+
+@lru_cache(maxsize=16384)
+def read_passage(linker: PhraseLinker, text: str) -> PassageReading:
+    """Read a passage once: passages recur across hops, sub-queries and questions, and each
+    step asks the same questions of them (which findings? which diseases?)."""
+    present: set[str] = set()
+    absent: set[str] = set()
+    diseases: dict[str, None] = {}
+    for sentence in sentences(text):
+        linked = link_cached(linker, sentence)
+        denies = bool(_ABSENCE.search(sentence))
+        for f in linked.findings:
+            (absent if f.excluded or denies else present).add(f.hpo_id)
+        diseases.update(dict.fromkeys(linked.disease_ids))
+    return PassageReading(frozenset(present), frozenset(absent), tuple(diseases))
+
+
 class EvidenceReader:
     """Diseases, findings and matches in evidence; read-only, so thread-safe."""
 
@@ -62,7 +89,7 @@ class EvidenceReader:
         """Every disease a passage is about or names: its document's own disease first."""
         out: list[str] = []
         own = doc_disease(p.doc_id or p.ref_id)
-        for did in [*([own] if own else []), *link_cached(self.res.linker, p.text).disease_ids]:
+        for did in [*([own] if own else []), *read_passage(self.res.linker, p.text).disease_ids]:
             row = self.disease_row(did)
             if row is not None and row not in out:
                 out.append(row)
@@ -104,20 +131,14 @@ class EvidenceReader:
         top = sorted(findings, key=lambda f: -self.res.ic(f.hpo_id))[:n]
         return [f for f in findings if f in top]
 
-    def passage_terms(self, p: TextEvidence) -> set[str]:
+    def passage_terms(self, p: TextEvidence) -> frozenset[str]:
         """HPO terms a passage states as present."""
-        return self.passage_findings(p)[0]
+        return read_passage(self.res.linker, p.text).present
 
-    def passage_findings(self, p: TextEvidence) -> tuple[set[str], set[str]]:
+    def passage_findings(self, p: TextEvidence) -> tuple[frozenset[str], frozenset[str]]:
         """(terms stated present, terms stated absent), sentence by sentence."""
-        present: set[str] = set()
-        absent: set[str] = set()
-        for sentence in sentences(p.text):
-            linked = link_cached(self.res.linker, sentence).findings
-            denies = bool(_ABSENCE.search(sentence))
-            for f in linked:
-                (absent if f.excluded or denies else present).add(f.hpo_id)
-        return present, absent
+        reading = read_passage(self.res.linker, p.text)
+        return reading.present, reading.absent
 
     def credit(self, finding: str, terms: Iterable[str]) -> float:
         """IC of the best match of a patient finding among a passage's terms (0 when unrelated).
@@ -128,7 +149,7 @@ class EvidenceReader:
         onto = self.res.ontology
         if finding not in onto.terms:
             return 0.0
-        stated = frozenset(terms)
+        stated = terms if isinstance(terms, frozenset) else frozenset(terms)
         if finding in _stated_or_broader(onto, stated):
             return self.res.ic(finding)
         return max((self.res.ic(t) for t in stated & onto.ancestors(finding)), default=0.0)
