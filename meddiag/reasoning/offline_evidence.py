@@ -149,7 +149,7 @@ class EvidenceReader:
         onto = self.res.ontology
         if finding not in onto.terms:
             return 0.0
-        stated = terms if isinstance(terms, frozenset) else frozenset(terms)
+        stated = frozenset(terms)  # a passage reading's frozenset is passed through as is
         if finding in _stated_or_broader(onto, stated):
             return self.res.ic(finding)
         return max((self.res.ic(t) for t in stated & onto.ancestors(finding)), default=0.0)
