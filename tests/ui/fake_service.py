@@ -32,7 +32,7 @@ class FakeService:
             "profile": "demo",
             "sources": {"hpo": "2025-05-06"},
             "counts": {"documents": 3},
-            "embedder": {"name": "lsa-256", "dim": 256},
+            "embedder": {"name": "lsa-192", "dim": 192},
         }
         return KBStatus(
             built=self.built,
