@@ -167,17 +167,22 @@ def tokenize(text: str) -> list[Token]:
     return tokens
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of `text`: they end at ``. ; ! ?`` or a line break
+    followed by a space or the end (so "3.5 kg" stays whole), and a ":" does not end one."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
 def _instruction_tokens(text: str, tokens: Sequence[Token]) -> set[int]:
     """Positions of the tokens in sentences that read like instructions to the system."""
-    out: set[int] = set()
-    start = 0
-    for k in range(1, len(tokens) + 1):
-        if k == len(tokens) or tokens[k].boundary_before:
-            sentence = text[tokens[start].start : tokens[k - 1].end]
-            if _INSTRUCTION_LIKE.search(sentence):
-                out.update(range(start, k))
-            start = k
-    return out
+    flagged = [(s, e) for s, e in sentence_spans(text) if _INSTRUCTION_LIKE.search(text[s:e])]
+    return {k for k, tok in enumerate(tokens) if any(s <= tok.start < e for s, e in flagged)}
 
 
 def phrase_key(text: str) -> tuple[str, ...]:
@@ -616,7 +621,8 @@ def reported_variants(text: str, genes: Sequence[str]) -> list[str]:
     sentence, or of a gene already found so (a list of genes)."""
     named = set(genes)
     found: list[str] = []
-    for sentence in _SENTENCE_END.split(text):
+    for start, end in sentence_spans(text):
+        sentence = text[start:end]
         reach = [m.span() for m in _VARIANT_CUE.finditer(sentence)]
         if not reach:
             continue
