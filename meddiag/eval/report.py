@@ -25,11 +25,20 @@ def _metric_keys(rep: Report) -> dict[str, Any]:
 
 
 def summary_dict(
-    options: EvalOptions, metrics: Report, baseline: Report | None, *, cases_per_s: float, errors: int
+    options: EvalOptions,
+    metrics: Report,
+    baseline: Report | None,
+    *,
+    cases_per_s: float,
+    errors: int,
+    knowledge_base: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
+    another build or embedder are not comparable."""
     latency = metrics.latency
     out: dict[str, Any] = {
         "protocol": options.protocol,
+        "knowledge_base": knowledge_base or {},
         "backend": options.backend,
         "channels": options.channels,
         "genes": options.genes,
@@ -47,6 +56,12 @@ def summary_dict(
     return out
 
 
+def _kb_phrase(kb: dict[str, str]) -> str:
+    if not kb:
+        return ""
+    return f", knowledge base {kb.get('profile')} (embedder {kb.get('embedder')}, build {kb.get('build_id')})"
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f} %"
 
@@ -61,6 +76,7 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
         f"Protocol **{summary['protocol']}**, backend **{summary['backend']}**, "
         f"channels **{summary['channels']}**"
         + (", genes named in the questions" if summary.get("genes") else "")
+        + _kb_phrase(summary.get("knowledge_base") or {})
         + f": {summary['n']} usable cases, {summary['in_kb']} with the "
         f"diagnosis in the knowledge base; skipped {summary['skipped'] or 'none'}; errors {summary['errors']}.",
         "",

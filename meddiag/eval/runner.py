@@ -306,6 +306,11 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
         base,
         cases_per_s=len(todo) / elapsed if todo and elapsed > 0 else 0.0,
         errors=sum(1 for r in ordered if r.error),
+        knowledge_base={
+            "profile": engine.kb.manifest.profile,
+            "embedder": engine.kb.manifest.embedder.name,
+            "build_id": engine.kb.manifest.build_id,
+        },
     )
     markdown = render_markdown(summary, ordered)
     if options.out_dir:

@@ -80,6 +80,14 @@ def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagServi
     assert s["n"] == 2 and s["in_kb"] == 2
     assert s["skipped"] == {"malformed": 1, "no_diagnosis": 1}
     assert set(s["baseline"]) >= {"top1", "top10", "mrr", "top1_in_kb"}
+    # Which index answered, so figures from another build or embedder are not compared blindly.
+    manifest = service.kb().manifest
+    assert s["knowledge_base"] == {
+        "profile": manifest.profile,
+        "embedder": manifest.embedder.name,
+        "build_id": manifest.build_id,
+    }
+    assert f"embedder {manifest.embedder.name}" in report.markdown
 
 
 def test_leave_publication_out_hides_the_case_own_paper(service: MedDiagService, cases: Path) -> None:
