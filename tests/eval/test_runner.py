@@ -14,6 +14,8 @@ import pytest
 
 from meddiag.config import Settings
 from meddiag.errors import MedDiagError
+from meddiag.eval import runner
+from meddiag.eval.phenopackets import Case
 from meddiag.eval.runner import PROCESS_MIN_CASES, EvalOptions, _executor, _gold_context, run_evaluation
 from meddiag.knowledge.assemble import assemble_kb
 from meddiag.knowledge.build import build_knowledge_base
@@ -138,6 +140,32 @@ def test_a_run_writes_cases_summary_report_and_resumes(
     assert (out / "cases.jsonl").read_text(encoding="utf-8").splitlines() == lines  # nothing re-run
     assert second.summary["top1"] == first.summary["top1"]
     assert "MedDiag evaluation" in second.markdown
+
+
+def test_an_interrupted_run_drops_the_queued_cases_and_keeps_the_written_ones(
+    service: MedDiagService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "many.jsonl"
+    path.write_text(
+        "\n".join(_packet(f"case-{i}", "PMID:99", [AORTIC_ROOT, HYPERMOBILITY], [], LDS) for i in range(6))
+        + "\n"
+    )
+    answered: list[str] = []
+    real_answer = runner._answer
+
+    def counting(engine: object, case: Case, options: EvalOptions, gold: object) -> object:
+        answered.append(case.id)
+        return real_answer(engine, case, options, gold)
+
+    def interrupt(message: str, fraction: float) -> None:
+        raise KeyboardInterrupt  # what Ctrl-C raises in the command's main thread
+
+    monkeypatch.setattr(runner, "_answer", counting)
+    options = EvalOptions(path=path, workers=1, parallel="threads", out_dir=tmp_path / "run")
+    with pytest.raises(KeyboardInterrupt):
+        run_evaluation(service.engine("lightrag"), options, progress=interrupt)
+    assert len(answered) <= 2  # the case written and at most the one in flight, not all six
+    assert len((tmp_path / "run" / "cases.jsonl").read_text(encoding="utf-8").splitlines()) == 1
 
 
 def test_worker_processes_answer_exactly_as_threads_do(service: MedDiagService, cases: Path) -> None:
