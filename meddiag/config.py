@@ -71,6 +71,13 @@ class Settings(BaseSettings):
         """Whether MEDDIAG_EMBEDDER (or the caller) named the embedder, rather than the default."""
         return "embedder" in self.model_fields_set
 
+    def embedder_for(self, built_with: str) -> str:
+        """The embedder to read a knowledge base built with `built_with`: the chosen one, else its own.
+
+        The embedder is a build-time choice, so a later default must not lock out (or rebuild)
+        a knowledge base built before it."""
+        return self.embedder if self.embedder_chosen else built_with
+
     @property
     def uses_neo4j(self) -> bool:
         return bool(self.neo4j_uri)

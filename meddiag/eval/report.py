@@ -31,14 +31,14 @@ def summary_dict(
     *,
     cases_per_s: float,
     errors: int,
-    knowledge_base: dict[str, str] | None = None,
+    knowledge_base: dict[str, str],
 ) -> dict[str, Any]:
     """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
     another build or embedder are not comparable."""
     latency = metrics.latency
     out: dict[str, Any] = {
         "protocol": options.protocol,
-        "knowledge_base": knowledge_base or {},
+        "knowledge_base": knowledge_base,
         "backend": options.backend,
         "channels": options.channels,
         "genes": options.genes,
@@ -57,9 +57,7 @@ def summary_dict(
 
 
 def _kb_phrase(kb: dict[str, str]) -> str:
-    if not kb:
-        return ""
-    return f", knowledge base {kb.get('profile')} (embedder {kb.get('embedder')}, build {kb.get('build_id')})"
+    return f", knowledge base {kb['profile']} (embedder {kb['embedder']}, build {kb['build_id']})"
 
 
 def _pct(x: float) -> str:
@@ -76,7 +74,7 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
         f"Protocol **{summary['protocol']}**, backend **{summary['backend']}**, "
         f"channels **{summary['channels']}**"
         + (", genes named in the questions" if summary.get("genes") else "")
-        + _kb_phrase(summary.get("knowledge_base") or {})
+        + _kb_phrase(summary["knowledge_base"])
         + f": {summary['n']} usable cases, {summary['in_kb']} with the "
         f"diagnosis in the knowledge base; skipped {summary['skipped'] or 'none'}; errors {summary['errors']}.",
         "",

@@ -273,7 +273,7 @@ def _is_current(existing: Manifest | None, key: str, settings: Settings) -> bool
         existing is not None
         and existing.schema_version == SCHEMA_VERSION
         and existing.source_key == key
-        and (existing.embedder.name == settings.embedder or not settings.embedder_chosen)
+        and existing.embedder.name == settings.embedder_for(existing.embedder.name)
         and existing.vector_store == vector_store_kind(settings)
         and existing.milvus_uri == (settings.milvus_uri if settings.uses_milvus_server else "")
         and existing.graph_store == graph_store_kind(settings)

@@ -117,9 +117,7 @@ def open_knowledge_base(
     manifest = read_manifest(kb_dir)
     if manifest is None:
         raise KnowledgeBaseMissing(MISSING)
-    if not settings.embedder_chosen:
-        # The embedder is a build-time choice: a new default must not lock out a built KB.
-        settings = settings.model_copy(update={"embedder": manifest.embedder.name})
+    settings = settings.model_copy(update={"embedder": settings.embedder_for(manifest.embedder.name)})
     _check_compatible(manifest, settings)
     embedder = load_embedder(kb_dir, settings.embedder)
     if embedder.fingerprint != manifest.embedder.fingerprint:
