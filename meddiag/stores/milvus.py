@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -83,6 +84,11 @@ LOAD_TIMEOUT_S = 300.0
 # accepts one ping per 5 minutes and answers more with a "too_many_pings" GOAWAY (logged as an
 # error, then the client reconnects). A local socket needs no keepalive, so ping rarely.
 LOCAL_GRPC_OPTIONS = {"grpc.keepalive_time_ms": 360_000}
+# The Milvus Lite server logs through glog, which writes two new files into the system's temp
+# directory per server start at its default level (INFO); a test run or a day of use leaves
+# hundreds. The server inherits this process's environment, so ask it for errors only unless
+# the user chose a level.
+LITE_LOG_LEVEL = ("GLOG_minloglevel", "2")
 # Lite files this process serves: probing their POSIX lock from here would release it.
 _SERVED_HERE: set[Path] = set()
 
@@ -111,6 +117,7 @@ class MilvusVectorStore:
         self._load_lock = threading.Lock()
         self._unflushed: dict[str, int] = {}
         if self.is_lite:
+            os.environ.setdefault(*LITE_LOG_LEVEL)
             self._lite_path = Path(self.uri).resolve()
             self._lite_path.parent.mkdir(parents=True, exist_ok=True)
             # Refuse before starting a server: a failed start in this process deletes the other

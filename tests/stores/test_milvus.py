@@ -264,3 +264,20 @@ def test_local_connections_ping_rarely_and_servers_keep_pymilvus_defaults(tmp_pa
     keepalive = [k.get("grpc_options", {}).get("grpc.keepalive_time_ms") for k in seen]
     assert keepalive[0] == keepalive[1] >= 300_000
     assert keepalive[2] is None
+
+
+def test_a_lite_server_leaves_no_info_logs_in_the_temp_directory(tmp_path, monkeypatch):
+    """glog writes INFO and WARNING files into TMPDIR at every Lite server start unless told not to."""
+    logs = tmp_path / "tmp"
+    logs.mkdir()
+    monkeypatch.setenv("TMPDIR", str(logs))
+    monkeypatch.delenv("GLOG_minloglevel", raising=False)
+    s = MilvusVectorStore(tmp_path / "vectors.db")
+    try:
+        s.create("t_records", DIM)
+        s.insert("t_records", RECORDS)
+        s.finish("t_records")
+        assert [h.id for h in s.search("t_records", QUERY, 1)] == ["a"]
+    finally:
+        s.close()
+    assert not [p.name for p in logs.iterdir() if p.name.startswith("milvus")]
