@@ -149,8 +149,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"meddiag: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("meddiag: interrupted; nothing was changed.", file=sys.stderr)
+        print(f"meddiag: interrupted; {_after_interrupt(args)}", file=sys.stderr)
         return 130
+
+
+def _after_interrupt(args: argparse.Namespace) -> str:
+    """What an interrupted command left behind, so the user knows whether to start over."""
+    if args.command == "build":
+        return "the knowledge base in use was not changed (a build is swapped in only when complete)."
+    if args.command == "eval":
+        if args.out is None:
+            return "no results were kept; pass --out DIR to keep answered cases and resume."
+        return f"the cases answered so far are in {args.out / 'cases.jsonl'}; run the same command to resume."
+    return "nothing was changed."
 
 
 if __name__ == "__main__":

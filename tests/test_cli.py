@@ -94,3 +94,27 @@ def test_retrieve_json_has_text_and_kg_evidence(tiny_home: Path) -> None:
     assert out["backend"] == "hypergraphrag"
     assert set(out["kg"]) >= {"entities", "triples", "hyperedges", "paths"}
     assert "timings" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["eval", "cases.jsonl", "--out", "runs/a"], "runs/a/cases.jsonl; run the same command to resume"),
+        (["eval", "cases.jsonl"], "no results were kept; pass --out DIR"),
+        (["build"], "the knowledge base in use was not changed"),
+        (["ask", "tall stature"], "nothing was changed"),
+    ],
+)
+def test_an_interrupt_says_what_was_kept(
+    argv: list[str], says: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from meddiag import cli
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_run", interrupted)
+    assert cli.main(argv) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("meddiag: interrupted; ") and says in err
+    assert "Traceback" not in err
