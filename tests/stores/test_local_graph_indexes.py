@@ -120,3 +120,20 @@ def test_name_search_still_finds_by_synonym_and_prefers_exact_names(store):
     assert store.search_names("spider fingers")[0].id == ARACHNO
     assert store.search_names("Arachnodactyly", limit=1)[0].id == ARACHNO
     assert AORTIC in {e.id for e in store.search_names("aort")}
+
+
+@pytest.mark.parametrize(
+    "needle", ["", "a", "ar", "arachnodactyly", "fingers", "s\x00", "syndrome\x01", "\x01", "zzz", "mfs"]
+)
+@pytest.mark.parametrize("types", [None, ["Phenotype"], ["Disease", "Gene"]])
+def test_name_candidates_are_every_entity_whose_names_contain_the_needle_in_graph_order(store, needle, types):
+    everything = list(store.iter_entities())
+    expected = [
+        e.id
+        for e in everything
+        if (not types or e.type in types)
+        and (not needle or any(needle in n.lower() for n in [e.name, *e.synonyms]) or "\x00" in needle)
+    ]
+    if "\x01" in needle:  # a separator is never in a name: the scan falls back to every entity
+        expected = [e.id for e in everything if not types or e.type in types]
+    assert [e.id for e in store.name_index().candidates(needle, types)] == expected
