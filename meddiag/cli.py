@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="Name each case's variant genes in its question (a scenario beside the phenotype-only benchmark).",
     )
+    e.add_argument(
+        "--input",
+        choices=["text", "structured"],
+        default="text",
+        help="Ask each case as the clinician-style vignette (default) or as the patient form's fields.",
+    )
     e.add_argument("--out", type=Path, default=None, help="Folder for per-case JSONL, summary and report.")
     e.add_argument(
         "--workers",
@@ -128,6 +134,7 @@ def _run(args: argparse.Namespace) -> int:
             out_dir=args.out,
             workers=args.workers,
             genes=args.genes,
+            input_form=args.input,
             progress=None,
         )
         if args.json:

@@ -20,7 +20,7 @@ from meddiag.schema import BACKENDS, AskResult, Channels, NodeEvent, ParsedConte
 
 if TYPE_CHECKING:
     from meddiag.engine.api import Engine
-    from meddiag.eval.runner import EvalReport
+    from meddiag.eval.runner import EvalReport, InputForm
     from meddiag.knowledge.handle import KnowledgeBaseHandle
     from meddiag.knowledge.manifest import Manifest
 
@@ -228,6 +228,7 @@ class MedDiagService:
         out_dir: Path | None = None,
         workers: int = 2,
         genes: bool = False,
+        input_form: InputForm = "text",
     ) -> EvalReport:
         from meddiag.eval.runner import EvalOptions, run_evaluation
 
@@ -242,6 +243,7 @@ class MedDiagService:
             out_dir=out_dir,
             workers=workers,
             genes=genes,
+            input=input_form,
         )
         if not options.path.exists():
             raise InputError(f"No phenopacket file or folder at {options.path}.")

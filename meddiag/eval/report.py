@@ -42,6 +42,7 @@ def summary_dict(
         "backend": options.backend,
         "channels": options.channels,
         "genes": options.genes,
+        "input": options.input,
         "n": metrics.all_cases.n,
         "in_kb": metrics.in_kb.n,
         "skipped": metrics.skipped,
@@ -74,6 +75,7 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
         f"Protocol **{summary['protocol']}**, backend **{summary['backend']}**, "
         f"channels **{summary['channels']}**"
         + (", genes named in the questions" if summary.get("genes") else "")
+        + (", asked as the patient form's fields" if summary.get("input") == "structured" else "")
         + _kb_phrase(summary["knowledge_base"])
         + f": {summary['n']} usable cases, {summary['in_kb']} with the "
         f"diagnosis in the knowledge base; skipped {summary['skipped'] or 'none'}; errors {summary['errors']}.",

@@ -34,7 +34,7 @@ from meddiag.errors import InputError, MedDiagError
 from meddiag.eval.baseline import baseline_index, baseline_rank
 from meddiag.eval.metrics import Report, report
 from meddiag.eval.phenopackets import Case, load_cases
-from meddiag.eval.questions import gold_match, vignette
+from meddiag.eval.questions import gold_match, structured, vignette
 from meddiag.eval.report import render_markdown, summary_dict
 from meddiag.schema import AskResult, Channels
 
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from meddiag.engine.api import Engine
 
 Protocol_ = Literal["leave-publication-out", "full"]
+# How each case is asked: the clinician-style vignette, or the same findings as the patient form's fields.
+InputForm = Literal["text", "structured"]
 Parallel = Literal["auto", "threads", "processes"]
 Progress = Callable[[str, float], None]
 # Below this many cases a worker process's start (it loads the knowledge base) is not repaid.
@@ -63,12 +65,15 @@ class EvalOptions(BaseModel):
     parallel: Parallel = "auto"
     max_hops: int = 4
     genes: bool = False  # name the case's genes in the question (not the phenotype-only benchmark)
+    input: InputForm = "text"
 
     def fingerprint(self) -> str:
         """Identifies runs whose per-case results may be reused when resuming."""
         key = f"{self.path.resolve()}|{self.protocol}|{self.backend}|{self.channels}|{self.max_hops}"
         if self.genes:
             key += "|genes"
+        if self.input != "text":
+            key += f"|{self.input}"
         return hashlib.sha1(key.encode()).hexdigest()[:12]
 
 
@@ -138,10 +143,18 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
     match = gold_match(case, gold.known, gold.equivalents)
     excluded = case.sources if options.protocol == "leave-publication-out" else frozenset()
     question = vignette(case, genes=options.genes)
+    # The record keeps the vignette either way: it is how the case reads to a person.
+    text, patient = (
+        (None, structured(case, genes=options.genes)) if options.input == "structured" else (question, None)
+    )
     start = time.perf_counter()
     try:
         result = engine.ask(
-            question, channels=options.channels, max_hops=options.max_hops, exclude_sources=excluded
+            text,
+            patient=patient,
+            channels=options.channels,
+            max_hops=options.max_hops,
+            exclude_sources=excluded,
         )
     except MedDiagError as err:
         return CaseRecord(

@@ -128,6 +128,27 @@ def test_naming_the_genes_is_a_separate_scenario_that_uses_them(
     assert EvalOptions(path=path, genes=True).fingerprint() != EvalOptions(path=path).fingerprint()
 
 
+def test_structured_input_asks_with_the_patient_form_fields(service: MedDiagService, tmp_path: Path) -> None:
+    path = tmp_path / "unworded.jsonl"
+    # Labels no linker can read: only the findings' ids, as the patient form sends them, name LDS.
+    packet = json.loads(_packet("other-paper", "PMID:99", [AORTIC_ROOT, HYPERMOBILITY], [SEIZURE], LDS))
+    for k, feature in enumerate(packet["phenotypicFeatures"]):
+        feature["type"]["label"] = f"finding number {k}"
+    path.write_text(json.dumps(packet) + "\n", encoding="utf-8")
+    text = service.evaluate(path)
+    form = service.evaluate(path, input_form="structured")
+    assert text.summary["input"] == "text" and form.summary["input"] == "structured"
+    assert "patient form" in form.markdown and "patient form" not in text.markdown
+    assert text.records[0].rank != 1 and form.records[0].rank == 1
+    result = form.records[0].result
+    assert result is not None
+    findings = {(f.hpo_id, f.excluded) for f in result.parsed.findings}
+    assert findings == {(AORTIC_ROOT, False), (HYPERMOBILITY, False), (SEIZURE, True)}
+    # The record still reads as the vignette, and a resumed run never mixes the two forms.
+    assert form.records[0].question == text.records[0].question
+    assert EvalOptions(path=path, input="structured").fingerprint() != EvalOptions(path=path).fingerprint()
+
+
 def test_a_run_writes_cases_summary_report_and_resumes(
     service: MedDiagService, cases: Path, tmp_path: Path
 ) -> None:
