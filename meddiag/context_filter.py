@@ -324,9 +324,9 @@ def _scan(backend: str, text: str, header_of: Callable[[str], str | None]) -> di
             j += 1
         if j >= len(lines) or not lines[j].strip().startswith(_FENCE):
             if backend == "lightrag" and section == LIGHTRAG_REFERENCES:
-                end = _unfenced_end(lines, j)
-                blocks[section] = _Block(section, lines[j:end])
-                i = end
+                unfenced_end = _unfenced_end(lines, j)
+                blocks[section] = _Block(section, lines[j:unfenced_end])
+                i = unfenced_end
                 continue
             raise ContextFormatError(
                 backend, section, f"the header on line {i + 1} has no ``` block after it"

@@ -124,9 +124,9 @@ class MedDiagService:
         with self._lock:
             if name not in self._engines:
                 if self._engines:
-                    self._engines[name] = next(iter(self._engines.values())).with_backend(name)  # type: ignore[arg-type]
+                    self._engines[name] = next(iter(self._engines.values())).with_backend(name)
                 else:
-                    self._engines[name] = create_engine(self.settings, backend=name, kb=self.kb())  # type: ignore[arg-type]
+                    self._engines[name] = create_engine(self.settings, backend=name, kb=self.kb())
             return self._engines[name]
 
     def ask(
@@ -236,7 +236,7 @@ class MedDiagService:
             path=Path(path),
             limit=limit,
             seed=seed,
-            protocol=protocol,  # type: ignore[arg-type]
+            protocol=protocol,
             backend=backend or self.settings.backend,
             channels=channels,
             baseline=baseline,

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import zip_longest
 from typing import TypeVar
 
@@ -36,7 +36,7 @@ from meddiag.knowledge.model import Relation
 T = TypeVar("T")
 
 
-def round_robin(*lists: Iterable[T], key: callable = lambda x: x) -> list[T]:  # type: ignore[valid-type]
+def round_robin(*lists: Iterable[T], key: Callable[[T], object] = lambda x: x) -> list[T]:
     """Interleave ranked lists, keeping each item's first appearance (LightRAG's merge)."""
     seen: set[object] = set()
     out: list[T] = []

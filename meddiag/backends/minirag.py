@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from meddiag.backends import formats
@@ -142,7 +142,9 @@ def reasoning_paths(
     return [Path(nodes, relations[i], -neg) for neg, _, nodes, i in heapq.nsmallest(MAX_PATHS, keys)]
 
 
-def rank_answers(paths: Sequence[Path], answer_type: str, types: dict[str, str]) -> list[tuple[str, float]]:
+def rank_answers(
+    paths: Sequence[Path], answer_type: str, types: Mapping[str, str]
+) -> list[tuple[str, float]]:
     """Answer-type nodes by the summed scores of the paths through them."""
     totals: dict[str, float] = defaultdict(float)
     for p in paths:

@@ -270,11 +270,11 @@ class PhraseLinker:
             entries.sort(key=_entry_rank)
         # per kind: first word -> longest phrase of that kind starting with it
         self._first: dict[str, dict[str, int]] = {"phenotype": {}, "disease": {}}
-        for k, entries in self._phrases.items():
+        for phrase, entries in self._phrases.items():
             for kind in {e.kind for e in entries}:
                 first = self._first[kind]
-                first[k[0]] = max(first.get(k[0], 0), len(k))
-        self._vocabulary = frozenset(w for k in self._phrases for w in k)
+                first[phrase[0]] = max(first.get(phrase[0], 0), len(phrase))
+        self._vocabulary = frozenset(w for phrase in self._phrases for w in phrase)
         self.genes = frozenset(g for g in genes if len(g) >= 2 and any(c.isalpha() for c in g))
         self._genes_upper = frozenset(g.upper() for g in self.genes)
 
@@ -609,9 +609,9 @@ def parse_age(text: str) -> float | None:
         years = y + mo / 12 + w * 7 / 365.25 + d / 365.25
         if best is None or m.start() < best[0]:
             best = (m.start(), years)
-    m = _NEWBORN.search(text)
-    if m and (best is None or m.start() < best[0]):
-        best = (m.start(), 0.0)
+    newborn = _NEWBORN.search(text)
+    if newborn and (best is None or newborn.start() < best[0]):
+        best = (newborn.start(), 0.0)
     return round(best[1], 4) if best else None
 
 

@@ -647,22 +647,22 @@ def explain(
         )
     conflicts: list[FindingConflict] = []
     for e in q.excluded.tolist():
-        r = under.get(e)
-        if r is not None:
+        expected = under.get(e)
+        if expected is not None:
             conflicts.append(
                 FindingConflict(
                     finding=index.terms[e],
                     finding_label=label(index.terms[e]),
-                    disease_term=index.terms[rel_term[r]],
-                    frequency=round(rel_freq[r], 3),
+                    disease_term=index.terms[rel_term[expected]],
+                    frequency=round(rel_freq[expected], 3),
                     kind="excluded_but_expected",
-                    sources=cite(r),
+                    sources=cite(expected),
                 )
             )
     for t, anc_list in observed:
-        anc = set(anc_list)
+        ancestors = set(anc_list)
         for r in negative:
-            if rel_term[r] in anc:
+            if rel_term[r] in ancestors:
                 conflicts.append(
                     FindingConflict(
                         finding=index.terms[t],

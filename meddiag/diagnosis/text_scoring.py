@@ -48,8 +48,7 @@ def score_passages(
     `equivalents` maps a document's disease (e.g. a MONDO id) to the candidate ids it
     stands for (OMIM/ORPHA), so text found under one id supports the others.
     """
-    labelled = [(p, disease_of(p)) for p in passages]
-    labelled = [(p, d) for p, d in labelled if d and p.text.strip()]
+    labelled = [(p, d) for p in passages if (d := disease_of(p)) and p.text.strip()]
     query = " . ".join(label for label in finding_labels if label.strip())
     if not labelled or not query:
         return {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from langgraph.config import get_stream_writer
 from langgraph.runtime import Runtime
@@ -23,6 +23,13 @@ EventChannel = Literal["semantic", "relational", "parent"]
 PAYLOAD_CHARS = 200
 
 S = TypeVar("S", bound=Mapping[str, Any])
+S_contra = TypeVar("S_contra", bound=Mapping[str, Any], contravariant=True)
+
+
+class EngineNode(Protocol[S_contra]):
+    """A node as LangGraph calls it: the state, and the run's context passed as `runtime=`."""
+
+    def __call__(self, state: S_contra, *, runtime: Runtime[RunContext]) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -45,7 +52,7 @@ def node(
     body: Callable[[S, RunContext], Step],
     *,
     hop_before: Callable[[S], int | None] | None = None,
-) -> Callable[[S, Runtime[RunContext]], dict[str, Any]]:
+) -> EngineNode[S]:
     """Wrap a node body as a LangGraph node that emits one `NodeEvent` per run.
 
     A reasoner step that falls back while the body runs marks this node's event and joins

@@ -9,7 +9,7 @@ The sequential variant chains the channels instead; it exists to measure the gai
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from langgraph.graph import END, START, StateGraph
 
@@ -22,7 +22,7 @@ from meddiag.engine.state import EngineInput, EngineState, RunContext
 from meddiag.engine.synthesis import synthesise
 from meddiag.schema import Agreement, Synthesis
 
-PARENT = "parent"
+PARENT: Final = "parent"
 SEMANTIC, RELATIONAL = "semantic_channel", "relational_channel"
 
 

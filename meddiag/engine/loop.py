@@ -35,7 +35,7 @@ def after_verify(state: Mapping[str, Any]) -> str:
     return END
 
 
-def wire_hop_loop(g: StateGraph, first: str, stages: Sequence[str]) -> None:
+def wire_hop_loop(g: StateGraph[Any, Any, Any, Any], first: str, stages: Sequence[str]) -> None:
     """The edges both channels share: plan, then hops (`first`, *stages*), verify, one expansion.
 
     START → plan → (first → … → last)* → verify → [expand → (first → … → last)*] → END.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from langgraph.graph import StateGraph
 
@@ -21,7 +21,7 @@ from meddiag.engine.state import RelationalInput, RelationalOutput, RelationalSt
 from meddiag.errors import ReasonerError
 from meddiag.schema import KGEvidence, RelationalHop, RelationalResult, TriplePattern
 
-CHANNEL = "relational"
+CHANNEL: Final = "relational"
 
 # A knowledge-base id such as HP:0001250, OMIM:154700, ORPHA:558, MONDO:0007947.
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*:[A-Za-z0-9_.-]+$")

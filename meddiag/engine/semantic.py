@@ -7,7 +7,7 @@ and when the evidence is insufficient one bounded expansion round run as extra h
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from langgraph.graph import StateGraph
 
@@ -17,7 +17,7 @@ from meddiag.engine.retrieval import merge_passages, retrieve
 from meddiag.engine.state import RunContext, SemanticInput, SemanticOutput, SemanticState
 from meddiag.schema import SemanticHop, SemanticResult
 
-CHANNEL = "semantic"
+CHANNEL: Final = "semantic"
 
 
 def _hop(state: SemanticState) -> int | None:

@@ -194,7 +194,7 @@ def _case(pp: _Phenopacket) -> Case | SkipReason:
         excluded=[f for f in excluded if f not in observed],
         age_years=duration_years(iso) if iso else None,
         age_iso=iso,
-        sex=_SEX.get(pp.subject.sex.upper()) if pp.subject.sex else None,  # type: ignore[arg-type]
+        sex=_SEX.get(pp.subject.sex.upper()) if pp.subject.sex else None,
         diseases=diseases,
         disease_labels=labels,
         genes=genes,

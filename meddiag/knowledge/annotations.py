@@ -181,8 +181,9 @@ def parse_hpoa(path: Path, diseases: Container[str] | None = None) -> Annotation
             if diseases is not None and rec[i_id] not in diseases:
                 continue
             raw_freq = rec[i_freq]
-            parsed = freq_cache.get(raw_freq, False)
-            if parsed is False:
+            if raw_freq in freq_cache:
+                parsed = freq_cache[raw_freq]
+            else:
                 try:
                     parsed = parse_frequency(raw_freq)
                 except ValueError:

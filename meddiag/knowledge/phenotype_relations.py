@@ -41,7 +41,7 @@ def phenotype_relations(rows: Iterable[Annotation], ontology: Ontology) -> list[
         relations.append(
             Relation(
                 subject=disease,
-                predicate=predicate,  # type: ignore[arg-type]
+                predicate=predicate,
                 object=term,
                 frequency=freq,
                 frequency_label=label,

@@ -43,7 +43,7 @@ def relation(
     `model_construct`, which loops over fields in Python)."""
     return Relation(
         subject=subject,
-        predicate=predicate,  # type: ignore[arg-type]
+        predicate=predicate,
         object=obj,
         frequency=frequency,
         frequency_label=frequency_label,

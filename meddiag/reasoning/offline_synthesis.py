@@ -103,9 +103,11 @@ class Synthesiser:
             for_ = [f.label for f in seen if f.label in supported]
             conflicts[d] = list(dict.fromkeys(x for e in found for x in e.against))
             missing[d] = self._absent_features(rel)
-            channels: list[ChannelName] = [
-                c for c, e in (("relational", rel), ("semantic", sem)) if e is not None
-            ]
+            named: tuple[tuple[ChannelName, RankedEntity | None], ...] = (
+                ("relational", rel),
+                ("semantic", sem),
+            )
+            channels = [c for c, e in named if e is not None]
             for_cites, against_cites = self._cite_for(d, seen, absent, semantic, relational, cites)
             conflict_cites[d] = against_cites
             entries.append(
@@ -180,13 +182,13 @@ class Synthesiser:
         numbers = [cites.triple(h, t) for h, t in support[:2]]
         against = [cites.triple(h, t) for h, t in conflict[:1]]
         passages: dict[str, tuple[int, TextEvidence]] = {}
-        for hop in semantic.hops:
-            for p in hop.passages:
+        for sem_hop in semantic.hops:
+            for p in sem_hop.passages:
                 if (p.doc_id or p.ref_id) in passages or disease not in self.ev.passage_subjects(p):
                     continue
                 terms = self.ev.passage_terms(p)
                 if any(self.ev.supports(f, terms) for f in obs_ids):
-                    passages[p.doc_id or p.ref_id] = (hop.index, p)
+                    passages[p.doc_id or p.ref_id] = (sem_hop.index, p)
         numbers += [cites.passage(h, p) for h, p in list(passages.values())[:2]]
         return list(dict.fromkeys(numbers)), against
 

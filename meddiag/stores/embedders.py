@@ -17,6 +17,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import joblib
 import numpy as np
@@ -200,7 +201,7 @@ class MiniLmEmbedder(Embedder):
         self.dim = 384
         self._model = self._load_model()
 
-    def _load_model(self):  # type: ignore[no-untyped-def]
+    def _load_model(self) -> Any:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:

@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -23,7 +23,7 @@ ErrorType = Literal[
     "synthesis error",
     "gold not in knowledge base",
 ]
-ERROR_TYPES: tuple[str, ...] = ErrorType.__args__  # type: ignore[attr-defined]
+ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
 
 
 class ErrorTag(BaseModel):

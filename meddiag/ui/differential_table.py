@@ -8,12 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from meddiag.diagnosis.ranking import DEFAULT_PARAMS
-from meddiag.schema import Agreement, DifferentialEntry
+from meddiag.schema import Agreement, ChannelName, DifferentialEntry
 
 AGREEMENT_COLOURS = {"agree": "green", "partial": "orange", "disagree": "red", "single-channel": "gray"}
 
 
-ChannelScores = Mapping[str, Mapping[str, float]]
+ChannelScores = Mapping[ChannelName, Mapping[str, float]]
 
 
 def differential_frame(

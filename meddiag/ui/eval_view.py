@@ -109,7 +109,7 @@ def render_tagging(store: ErrorTagStore, case: CaseRow, backend: str) -> None:
             store.add(
                 ErrorTag(
                     case_id=case.case_id,
-                    error_type=error_type,  # type: ignore[arg-type]
+                    error_type=error_type,
                     comment=comment,
                     backend=backend,
                     gold=case.gold,

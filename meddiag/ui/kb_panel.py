@@ -78,7 +78,7 @@ def render_manifest(status: KBStatus) -> None:
     left.dataframe(sources, hide_index=True)
     right.markdown("**Counts**")
     right.dataframe(counts, hide_index=True)
-    details = {
+    details: dict[str, object] = {
         k: m[k] for k in ("build_id", "created", "vector_store", "graph_store", "build_seconds") if k in m
     }
     if isinstance(embedder, dict):
