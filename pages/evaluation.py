@@ -39,6 +39,12 @@ protocol = c3.selectbox("Protocol", get_args(Protocol_), key="eval.protocol")
 backend = c4.selectbox("Backend", BACKENDS, index=BACKENDS.index(defaults.backend), key="eval.backend")
 channels = c5.selectbox("Channels", ["both", "semantic", "relational"], key="eval.channels")
 baseline = st.checkbox("Also run the phenotype-similarity baseline", key="eval.baseline")
+structured_input = st.checkbox(
+    "Ask through the patient form's fields instead of the written vignette",
+    key="eval.structured",
+    help="Sends each case's HPO terms, excluded findings, age and sex as typed fields, so "
+    "errors from reading the vignette's wording drop out of the comparison.",
+)
 
 if st.button("Run evaluation", type="primary", key="eval.run"):
     if upload is None and not path_text.strip():
@@ -61,6 +67,7 @@ if st.button("Run evaluation", type="primary", key="eval.run"):
                     backend=backend,
                     channels=channels,
                     baseline=baseline,
+                    input_form="structured" if structured_input else "text",
                     progress=lambda s, f: emit((s, f)),
                 ),
                 lambda update: bar.progress(min(max(update[1], 0.0), 1.0), text=update[0]),

@@ -122,10 +122,19 @@ class FakeService:
         baseline=False,
         progress=None,
         out_dir=None,
+        input_form="text",
     ) -> EvalReport:
         if not Path(path).exists():
             raise InputError(f"No phenopacket file or folder at {path}.")
-        self.evaluated.append({"path": str(path), "limit": limit, "backend": backend, "channels": channels})
+        self.evaluated.append(
+            {
+                "path": str(path),
+                "limit": limit,
+                "backend": backend,
+                "channels": channels,
+                "input_form": input_form,
+            }
+        )
         if progress:
             progress("case 1/2", 0.5)
             progress("case 2/2", 1.0)

@@ -177,6 +177,7 @@ def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service,
     at.button(key="eval.run").click().run()
     assert not at.exception, at.exception
     assert fake_service.evaluated[0]["limit"] == 2
+    assert fake_service.evaluated[0]["input_form"] == "text"
     titles = {json.loads(c.proto.spec)["layout"].get("title", {}).get("text") for c in at.get("plotly_chart")}
     assert {"Top-k accuracy", "Rank of the correct diagnosis", "Latency per case"} <= titles
     table = next(f.value for f in at.dataframe if "Gold rank" in f.value.columns)
@@ -193,6 +194,17 @@ def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service,
     assert dict(zip(summary["Error type"], summary["Cases"], strict=True))["spurious triple"] == 1
     saved = (tmp_path / "annotations" / "error_tags.jsonl").read_text()
     assert "PMID_1_Marfan" in saved and "off-topic" in saved
+
+
+def test_evaluation_can_ask_through_the_patient_form_fields(fake_service, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("{}\n")
+    at = open_app("pages/evaluation.py")
+    at.text_input(key="eval.path").input(str(cases)).run()
+    at.checkbox(key="eval.structured").check().run()
+    at.button(key="eval.run").click().run()
+    assert not at.exception, at.exception
+    assert fake_service.evaluated[-1]["input_form"] == "structured"
 
 
 def test_evaluation_reports_a_missing_file(fake_service, tmp_path):
