@@ -176,4 +176,7 @@ def run_from_report(report: EvalReport, *, backend: str, channels: str) -> EvalR
         )
         for rec in report.records
     ]
-    return EvalRun(f"{backend} · {channels}", backend, channels, dict(report.summary), cases, report.markdown)
+    label = f"{backend} · {channels}"
+    if report.summary.get("input") == "structured":
+        label += " · patient form"  # runs that differ only in how cases were asked stay apart
+    return EvalRun(label, backend, channels, dict(report.summary), cases, report.markdown)

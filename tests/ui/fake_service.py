@@ -160,7 +160,7 @@ class FakeService:
                 seconds=0.6,
             ),
         ]
-        summary = {"n": 2, "top1": 0.5, "backend": backend, "channels": channels}
+        summary = {"n": 2, "top1": 0.5, "backend": backend, "channels": channels, "input": input_form}
         return EvalReport(
             summary=summary, records=records, markdown="| run | top-1 |\n|---|---|\n| engine | 50% |"
         )

@@ -205,6 +205,7 @@ def test_evaluation_can_ask_through_the_patient_form_fields(fake_service, tmp_pa
     at.button(key="eval.run").click().run()
     assert not at.exception, at.exception
     assert fake_service.evaluated[-1]["input_form"] == "structured"
+    assert any("Latest run: lightrag · both · patient form" in h.value for h in at.subheader)
 
 
 def test_evaluation_reports_a_missing_file(fake_service, tmp_path):
