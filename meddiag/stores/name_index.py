@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from meddiag.knowledge.model import Entity
 
@@ -28,11 +29,9 @@ class NameIndex:
             for entity in entities
         ]
         self._text = ROW_END.join(names for _, names in self._rows)
-        self._starts: list[int] = []
-        at = 0
-        for _, names in self._rows:
-            self._starts.append(at)
-            at += len(names) + len(ROW_END)
+        # Where each entity's names start in the joined text.
+        ends = accumulate((len(names) + len(ROW_END) for _, names in self._rows), initial=0)
+        self._starts = list(ends)[:-1]
         self._exact: dict[str, list[Entity]] = {}
         for entity in entities:
             for name in dict.fromkeys(n.strip().lower() for n in (entity.name, *entity.synonyms)):
