@@ -45,6 +45,12 @@ structured_input = st.checkbox(
     help="Sends each case's HPO terms, excluded findings, age and sex as typed fields, so "
     "errors from reading the vignette's wording drop out of the comparison.",
 )
+name_genes = st.checkbox(
+    "Name each case's variant genes in its question",
+    key="eval.genes",
+    help="A separate scenario: a clinician who already has a molecular finding. The "
+    "phenotype-only benchmark never names the gene.",
+)
 
 if st.button("Run evaluation", type="primary", key="eval.run"):
     if upload is None and not path_text.strip():
@@ -68,6 +74,7 @@ if st.button("Run evaluation", type="primary", key="eval.run"):
                     channels=channels,
                     baseline=baseline,
                     input_form="structured" if structured_input else "text",
+                    genes=name_genes,
                     progress=lambda s, f: emit((s, f)),
                 ),
                 lambda update: bar.progress(min(max(update[1], 0.0), 1.0), text=update[0]),

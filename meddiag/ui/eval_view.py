@@ -179,4 +179,6 @@ def run_from_report(report: EvalReport, *, backend: str, channels: str) -> EvalR
     label = f"{backend} · {channels}"
     if report.summary.get("input") == "structured":
         label += " · patient form"  # runs that differ only in how cases were asked stay apart
+    if report.summary.get("genes"):
+        label += " · genes named"  # a different scenario, never to be mistaken for the benchmark
     return EvalRun(label, backend, channels, dict(report.summary), cases, report.markdown)

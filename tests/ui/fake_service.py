@@ -122,6 +122,7 @@ class FakeService:
         baseline=False,
         progress=None,
         out_dir=None,
+        genes=False,
         input_form="text",
     ) -> EvalReport:
         if not Path(path).exists():
@@ -133,6 +134,7 @@ class FakeService:
                 "backend": backend,
                 "channels": channels,
                 "input_form": input_form,
+                "genes": genes,
             }
         )
         if progress:
@@ -161,6 +163,8 @@ class FakeService:
             ),
         ]
         summary = {"n": 2, "top1": 0.5, "backend": backend, "channels": channels, "input": input_form}
+        if genes:
+            summary["genes"] = True
         return EvalReport(
             summary=summary, records=records, markdown="| run | top-1 |\n|---|---|\n| engine | 50% |"
         )

@@ -206,6 +206,19 @@ def test_evaluation_can_ask_through_the_patient_form_fields(fake_service, tmp_pa
     assert not at.exception, at.exception
     assert fake_service.evaluated[-1]["input_form"] == "structured"
     assert any("Latest run: lightrag · both · patient form" in h.value for h in at.subheader)
+    assert fake_service.evaluated[-1]["genes"] is False
+
+
+def test_evaluation_can_name_each_cases_genes(fake_service, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("{}\n")
+    at = open_app("pages/evaluation.py")
+    at.text_input(key="eval.path").input(str(cases)).run()
+    at.checkbox(key="eval.genes").check().run()
+    at.button(key="eval.run").click().run()
+    assert not at.exception, at.exception
+    assert fake_service.evaluated[-1]["genes"] is True
+    assert any("Latest run: lightrag · both · genes named" in h.value for h in at.subheader)
 
 
 def test_evaluation_reports_a_missing_file(fake_service, tmp_path):
