@@ -26,34 +26,59 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser(
         "build", help="Build the knowledge base (HPO + MONDO) into Milvus and the graph store."
     )
-    b.add_argument("--profile", choices=["demo", "full"], default=None)
+    b.add_argument(
+        "--profile",
+        choices=["demo", "full"],
+        default=None,
+        help="demo: 400 connected diseases; full: every HPO-annotated disease (default: MEDDIAG_PROFILE).",
+    )
     b.add_argument("--force", action="store_true", help="Rebuild even when nothing changed.")
 
     s = sub.add_parser("stats", help="Print the knowledge-base manifest.")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="Print JSON instead of text.")
 
     r = sub.add_parser("retrieve", help="One backend retrieval: raw context or parsed evidence.")
-    r.add_argument("question")
-    r.add_argument("--backend", choices=BACKENDS, default=None)
-    r.add_argument("--format", choices=["raw", "json"], default="raw")
+    r.add_argument("question", help="The question, in free text.")
+    r.add_argument(
+        "--backend", choices=BACKENDS, default=None, help="Graph RAG backend (default: MEDDIAG_BACKEND)."
+    )
+    r.add_argument(
+        "--format",
+        choices=["raw", "json"],
+        default="raw",
+        help="The backend's raw context, or the parsed evidence.",
+    )
 
     a = sub.add_parser("ask", help="Ask a diagnostic question through the dual-channel engine.")
-    a.add_argument("question")
-    a.add_argument("--backend", choices=BACKENDS, default=None)
-    a.add_argument("--channels", choices=["both", "semantic", "relational"], default="both")
-    a.add_argument("--max-hops", type=int, default=None)
+    a.add_argument("question", help="The question, in free text.")
+    a.add_argument(
+        "--backend", choices=BACKENDS, default=None, help="Graph RAG backend (default: MEDDIAG_BACKEND)."
+    )
+    a.add_argument(
+        "--channels", choices=["both", "semantic", "relational"], default="both", help="Channels to run."
+    )
+    a.add_argument("--max-hops", type=int, default=None, help="Hops per channel (default: MEDDIAG_MAX_HOPS).")
     a.add_argument(
         "--exclude-source", action="append", default=[], help="Leave out a source (e.g. PMID:123)."
     )
-    a.add_argument("--json", action="store_true")
+    a.add_argument("--json", action="store_true", help="Print the whole answer as JSON.")
 
     e = sub.add_parser("eval", help="Evaluate on GA4GH phenopackets (.json, folder or .jsonl).")
-    e.add_argument("path", type=Path)
+    e.add_argument("path", type=Path, help="Phenopackets: a .jsonl, one .json, or a folder of .json files.")
     e.add_argument("--limit", type=int, default=None, help="Seeded random sample of N cases.")
-    e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--protocol", choices=PROTOCOLS, default="leave-publication-out")
-    e.add_argument("--backend", choices=BACKENDS, default=None)
-    e.add_argument("--channels", choices=["both", "semantic", "relational"], default="both")
+    e.add_argument("--seed", type=int, default=0, help="Seed of the --limit sample.")
+    e.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="leave-publication-out",
+        help="Hide the facts resting only on each case's own publications (default), or show everything.",
+    )
+    e.add_argument(
+        "--backend", choices=BACKENDS, default=None, help="Graph RAG backend (default: MEDDIAG_BACKEND)."
+    )
+    e.add_argument(
+        "--channels", choices=["both", "semantic", "relational"], default="both", help="Channels to run."
+    )
     e.add_argument("--baseline", action="store_true", help="Run the Resnik baseline alongside.")
     e.add_argument(
         "--genes",
@@ -75,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="{1..16}",
         help="Cases answered at once (in worker processes from 100 cases up).",
     )
-    e.add_argument("--json", action="store_true")
+    e.add_argument("--json", action="store_true", help="Print the summary as JSON.")
 
     sub.add_parser("app", help="Start the Streamlit app.")
     return p
