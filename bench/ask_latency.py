@@ -78,9 +78,9 @@ def main() -> None:
     args = parser.parse_args()
 
     settings = (
-        Settings(profile=args.profile)  # type: ignore[arg-type]
+        Settings(profile=args.profile)
         if args.home is None
-        else Settings(home=args.home, profile=args.profile)  # type: ignore[arg-type]
+        else Settings(home=args.home, profile=args.profile)
     )
     start = time.perf_counter()
     try:

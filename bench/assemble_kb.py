@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 from meddiag.knowledge.assemble import assemble_kb
 from meddiag.knowledge.sources import packaged_sources
@@ -17,7 +18,7 @@ from meddiag.knowledge.sources import packaged_sources
 
 def run(profile: str) -> None:
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    last = [wall0, cpu0, ""]
+    last: list[Any] = [wall0, cpu0, ""]  # wall, cpu, label of the step under way
 
     def progress(message: str, fraction: float) -> None:
         wall, cpu = time.perf_counter(), time.process_time()

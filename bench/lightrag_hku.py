@@ -495,7 +495,7 @@ def run(
 
     def theirs(i: int) -> tuple[float, set[str], Counter[str]]:
         param = QueryParam(
-            mode=hku_mode,  # type: ignore[arg-type]
+            mode=hku_mode,
             only_need_context=True,
             top_k=top_k,
             chunk_top_k=top_k,

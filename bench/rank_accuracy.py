@@ -24,9 +24,10 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -57,6 +58,7 @@ from meddiag.schema import TextEvidence
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "shared" / "data" / "phenopackets-dev.jsonl"
 CACHE = Path(tempfile.gettempdir()) / "meddiag-bench"
+T = TypeVar("T")
 
 
 @dataclass
@@ -66,7 +68,7 @@ class Data:
     names: dict[str, str]
 
 
-def _cached(name: str, build):  # type: ignore[no-untyped-def]
+def _cached(name: str, build: Callable[[], T]) -> T:
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"{name}.pkl"
     if path.exists():
@@ -315,7 +317,8 @@ def text_fusion(
         )
         top = top_indices(scores, 50)
         relational = {index.profiles[i]: float(scores[i]) for i in top}
-        passages, back = [], {}
+        passages: list[TextEvidence] = []
+        back: dict[str, list[str]] = {}
         for i in top:
             for member in index.members[i]:
                 for m in mondo_of.get(member, []):

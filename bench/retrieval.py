@@ -21,6 +21,7 @@ import argparse
 import statistics
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from meddiag.backends.base import Backend
@@ -29,6 +30,7 @@ from meddiag.config import Settings
 from meddiag.errors import KnowledgeBaseMissing
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import vignette
+from meddiag.knowledge.handle import KnowledgeBaseHandle, open_knowledge_base
 from meddiag.schema import BACKENDS, RawContext
 
 DEFAULT_CASES = Path(__file__).resolve().parents[2] / "shared" / "data" / "phenopackets-dev.jsonl"
@@ -64,16 +66,15 @@ def bench_settings(profile: str, home: Path | None) -> Settings:
     from meddiag.knowledge.manifest import read_manifest
 
     if home is None:
-        configured = Settings(profile=profile)  # type: ignore[arg-type]
+        configured = Settings(profile=profile)
         if read_manifest(configured.kb_dir) is not None:
             return configured
         home = Path(".meddiag")
-    return Settings(home=home, profile=profile)  # type: ignore[arg-type]
+    return Settings(home=home, profile=profile)
 
 
-def open_kb(settings: Settings):  # type: ignore[no-untyped-def]
+def open_kb(settings: Settings) -> KnowledgeBaseHandle:
     from meddiag.knowledge.build import build_knowledge_base
-    from meddiag.knowledge.handle import open_knowledge_base
 
     try:
         return open_knowledge_base(settings)
@@ -83,7 +84,19 @@ def open_kb(settings: Settings):  # type: ignore[no-untyped-def]
         return open_knowledge_base(settings)
 
 
-def run(backend: Backend, cases: list[Case], mode: str, top_k: int, exclude: bool) -> dict[str, object]:
+@dataclass(frozen=True)
+class RunResult:
+    """One backend's retrieval latency (ms) and relational recall of the gold disease."""
+
+    p50: float
+    p95: float
+    mean: float
+    recall: float
+    known: int  # cases whose gold disease the graph holds
+    stages: dict[str, float]  # mean ms per retrieval stage
+
+
+def run(backend: Backend, cases: list[Case], mode: str, top_k: int, exclude: bool) -> RunResult:
     for case in cases[:WARM_UP]:
         backend.retrieve(vignette(case), top_k=top_k, mode=mode)  # type: ignore[arg-type]
     seconds: list[float] = []
@@ -104,14 +117,14 @@ def run(backend: Backend, cases: list[Case], mode: str, top_k: int, exclude: boo
         if backend.kb.graph.get(target) is not None:
             known += 1
             hits += target in relational_ids(raw)
-    return {
-        "p50": percentile(seconds, 50),
-        "p95": percentile(seconds, 95),
-        "mean": statistics.fmean(seconds),
-        "recall": hits / known if known else 0.0,
-        "known": known,
-        "stages": {k: statistics.fmean(v) for k, v in stages.items()},
-    }
+    return RunResult(
+        p50=percentile(seconds, 50),
+        p95=percentile(seconds, 95),
+        mean=statistics.fmean(seconds),
+        recall=hits / known if known else 0.0,
+        known=known,
+        stages={k: statistics.fmean(v) for k, v in stages.items()},
+    )
 
 
 def main() -> None:
@@ -138,10 +151,10 @@ def main() -> None:
     print(f"{'backend':<14} {'p50 ms':>8} {'p95 ms':>8} {'mean ms':>8} {'recall':>8}  stages (mean ms)")
     for name in args.backends:
         result = run(get_backend(name, kb), cases, args.mode, args.top_k, not args.keep_own_publications)
-        stages = ", ".join(f"{k} {v:.1f}" for k, v in result["stages"].items() if k != "total")  # type: ignore[union-attr]
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in result.stages.items() if k != "total")
         print(
-            f"{name:<14} {result['p50']:>8.1f} {result['p95']:>8.1f} {result['mean']:>8.1f} "
-            f"{result['recall']:>8.1%}  {stages}  (gold in KB: {result['known']})"
+            f"{name:<14} {result.p50:>8.1f} {result.p95:>8.1f} {result.mean:>8.1f} "
+            f"{result.recall:>8.1%}  {stages}  (gold in KB: {result.known})"
         )
 
 
