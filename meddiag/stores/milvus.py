@@ -26,6 +26,7 @@ from pymilvus import DataType, MilvusClient, MilvusException
 from meddiag.errors import MedDiagError, StoreLocked, StoreUnavailable
 from meddiag.knowledge.model import visible
 from meddiag.stores.base import VectorHit, VectorRecord
+from meddiag.stores.search_cache import SearchCache, search_key
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,7 @@ class MilvusVectorStore:
         self._loaded: set[str] = set()
         self._load_lock = threading.Lock()
         self._unflushed: dict[str, int] = {}
+        self.cache = SearchCache()
         if self.is_lite:
             os.environ.setdefault(*LITE_LOG_LEVEL)
             self._lite_path = Path(self.uri).resolve()
@@ -192,6 +194,7 @@ class MilvusVectorStore:
         schema.add_field("extra", DataType.JSON)
         index = self._client.prepare_index_params()
         index.add_index(field_name="vector", index_type="AUTOINDEX", metric_type="COSINE")
+        self.cache.clear()
         self._call(
             f"creating collection {collection}",
             self._client.create_collection,
@@ -215,6 +218,7 @@ class MilvusVectorStore:
         }
 
     def insert(self, collection: str, records: Iterable[VectorRecord]) -> int:
+        self.cache.clear()  # remembered searches of this collection miss the new records
         total = 0
         iterator: Iterator[VectorRecord] = iter(records)
         while batch := list(islice(iterator, INSERT_BATCH)):
@@ -231,6 +235,7 @@ class MilvusVectorStore:
     def finish(self, collection: str) -> None:
         # Flushed rows are persisted and sealed; a reopened file serves exactly what was flushed.
         self._call(f"indexing {collection}", self._client.flush, collection)
+        self.cache.clear()
         self._unflushed[collection] = 0
 
     # ------------------------------------------------------------------ reading
@@ -259,16 +264,26 @@ class MilvusVectorStore:
     def _search(
         self, collection: str, vectors: list[list[float]], limit: int, expr: str
     ) -> list[list[VectorHit]]:
-        results = self._call(
-            f"searching {collection}",
-            self._client.search,
-            collection,
-            vectors,
-            filter=expr,
-            limit=min(limit, MAX_SEARCH_LIMIT),
-            output_fields=OUTPUT_FIELDS,
-        )
-        return [[_hit(hit) for hit in result] for result in results]
+        """Milvus's hits for each vector; remembered ones (`SearchCache`) are not asked again,
+        the rest go in one client call."""
+        limit = min(limit, MAX_SEARCH_LIMIT)
+        keys = [search_key(collection, v, limit, expr) for v in vectors]
+        answers = {k: hits for k in keys if (hits := self.cache.get(k)) is not None}
+        missing = {k: v for k, v in zip(keys, vectors, strict=True) if k not in answers}  # distinct
+        if missing:
+            results = self._call(
+                f"searching {collection}",
+                self._client.search,
+                collection,
+                list(missing.values()),
+                filter=expr,
+                limit=limit,
+                output_fields=OUTPUT_FIELDS,
+            )
+            for key, result in zip(missing, results, strict=True):
+                answers[key] = hits = tuple(_hit(hit) for hit in result)
+                self.cache.put(key, hits)
+        return [list(answers[k]) for k in keys]
 
     def search(
         self,
@@ -336,6 +351,7 @@ class MilvusVectorStore:
         return sorted(self._call("listing collections", self._client.list_collections))
 
     def drop(self, collection: str) -> None:
+        self.cache.clear()
         if self._call("checking a collection", self._client.has_collection, collection):
             self._call(f"dropping {collection}", self._client.drop_collection, collection)
         self._loaded.discard(collection)

@@ -205,10 +205,11 @@ def test_search_many_answers_each_vector_as_its_own_search(store):
 
 
 def test_search_many_makes_one_client_call_for_all_vectors(store, monkeypatch):
+    store.cache.clear()
     calls = counted_searches(store, monkeypatch)
     hits = store.search_many("t_records", [QUERY, OTHER_QUERY, QUERY, OTHER_QUERY], 2)
     assert [[h.id for h in found] for found in hits] == [["a", "b"], ["e", "f"]] * 2
-    assert calls == [4]
+    assert calls == [2]  # one call, each distinct vector once
 
 
 def test_search_many_fetches_deeper_only_for_the_vectors_exclusion_left_short(store, monkeypatch):
@@ -281,3 +282,35 @@ def test_a_lite_server_leaves_no_info_logs_in_the_temp_directory(tmp_path, monke
     finally:
         s.close()
     assert not [p.name for p in logs.iterdir() if p.name.startswith("milvus")]
+
+
+def test_a_repeated_search_is_answered_from_memory_whatever_it_leaves_out(store, monkeypatch):
+    store.cache.clear()
+    between_b_and_c = unit(1.0, 0.25)  # nearest first: b, c, a, d, e, f
+    first = store.search("t_records", between_b_and_c, 3)
+    calls = counted_searches(store, monkeypatch)
+    assert store.search("t_records", between_b_and_c, 3) == first
+    assert calls == []
+    # The exclusion filters the remembered hits: one fetch, a different answer for each exclusion.
+    left_out_1 = store.search("t_records", between_b_and_c, 3, exclude_sources=frozenset({"PMID:1"}))
+    left_out_3 = store.search("t_records", between_b_and_c, 3, exclude_sources=frozenset({"PMID:3"}))
+    assert calls == [1]
+    assert [h.id for h in left_out_1] == ["b", "c", "d"]
+    assert [h.id for h in left_out_3] == ["b", "c", "a"]
+    # Only the vectors not searched yet go to Milvus.
+    store.search_many("t_records", [between_b_and_c, OTHER_QUERY], 3)
+    assert calls == [1, 1]
+
+
+def test_a_write_forgets_remembered_searches(tmp_path):
+    s = MilvusVectorStore(tmp_path / "milvus.db")
+    try:
+        s.create("t_growing", DIM)
+        s.insert("t_growing", [RECORDS[0]])
+        s.finish("t_growing")
+        assert [h.id for h in s.search("t_growing", QUERY, 5)] == ["a"]
+        s.insert("t_growing", [RECORDS[2]])
+        s.finish("t_growing")
+        assert [h.id for h in s.search("t_growing", QUERY, 5)] == ["a", "c"]
+    finally:
+        s.close()
