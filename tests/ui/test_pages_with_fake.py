@@ -196,29 +196,23 @@ def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service,
     assert "PMID_1_Marfan" in saved and "off-topic" in saved
 
 
-def test_evaluation_can_ask_through_the_patient_form_fields(fake_service, tmp_path):
+@pytest.mark.parametrize(
+    ("checkbox", "asked", "label"),
+    [
+        ("eval.structured", {"input_form": "structured", "genes": False}, "lightrag · both · patient form"),
+        ("eval.genes", {"input_form": "text", "genes": True}, "lightrag · both · genes named"),
+    ],
+)
+def test_evaluation_options_reach_the_run_and_label_it(fake_service, tmp_path, checkbox, asked, label):
     cases = tmp_path / "cases.jsonl"
     cases.write_text("{}\n")
     at = open_app("pages/evaluation.py")
     at.text_input(key="eval.path").input(str(cases)).run()
-    at.checkbox(key="eval.structured").check().run()
+    at.checkbox(key=checkbox).check().run()
     at.button(key="eval.run").click().run()
     assert not at.exception, at.exception
-    assert fake_service.evaluated[-1]["input_form"] == "structured"
-    assert any("Latest run: lightrag · both · patient form" in h.value for h in at.subheader)
-    assert fake_service.evaluated[-1]["genes"] is False
-
-
-def test_evaluation_can_name_each_cases_genes(fake_service, tmp_path):
-    cases = tmp_path / "cases.jsonl"
-    cases.write_text("{}\n")
-    at = open_app("pages/evaluation.py")
-    at.text_input(key="eval.path").input(str(cases)).run()
-    at.checkbox(key="eval.genes").check().run()
-    at.button(key="eval.run").click().run()
-    assert not at.exception, at.exception
-    assert fake_service.evaluated[-1]["genes"] is True
-    assert any("Latest run: lightrag · both · genes named" in h.value for h in at.subheader)
+    assert {k: fake_service.evaluated[-1][k] for k in asked} == asked
+    assert any(f"Latest run: {label}" in h.value for h in at.subheader)
 
 
 def test_evaluation_reports_a_missing_file(fake_service, tmp_path):
