@@ -1,9 +1,8 @@
 """Remembered vector searches: an identical search of an unchanged collection runs once.
 
-The backends embed their keywords one by one, and the same few keywords ("seizure",
-"intellectual disability", the entity-type words of the high-level keys) come back in
-question after question: over 40 evaluation cases, 176 entity searches had 41 distinct
-query vectors. Each search is a round trip to the Milvus process and an exhaustive scan
+The backends embed their keywords one by one, and the same keywords come back question
+after question: over 40 evaluation cases, 176 entity searches had 41 distinct query
+vectors. Each search is a round trip to the Milvus process and an exhaustive scan
 there, so remembering the hits saves both.
 
 What is remembered is Milvus's answer *before* the caller's source exclusion is applied
@@ -33,20 +32,16 @@ class SearchCache:
     """Thread-safe least-recently-used map from a search to its hits.
 
     Entries are tuples of frozen `VectorHit`s, shared by every caller (no caller changes a
-    hit); 1,024 of them stay within a few tens of megabytes even for passage searches.
+    hit). A passage search's ~25 hits take ~25 kB in memory, so 1,024 entries stay near 25 MB.
     """
 
     def __init__(self, size: int = 1024) -> None:
         self._hits: LRUCache[SearchKey, tuple[VectorHit, ...]] = LRUCache(maxsize=size)
         self._lock = threading.Lock()
-        self.hits = 0
 
     def get(self, key: SearchKey) -> tuple[VectorHit, ...] | None:
         with self._lock:
-            found = self._hits.get(key)
-            if found is not None:
-                self.hits += 1
-            return found
+            return self._hits.get(key)
 
     def put(self, key: SearchKey, hits: tuple[VectorHit, ...]) -> None:
         with self._lock:
