@@ -6,6 +6,7 @@
     python bench/rank_accuracy.py --set checked_weight=0 --protocol lpo --no-baseline   # ablation
     python bench/rank_accuracy.py --limit 2000 --text-weights 0 0.1 0.2   # fuse MONDO text scores
     python bench/rank_accuracy.py --gene-weights 0 1 10   # the case's genes named (another scenario)
+    python bench/rank_accuracy.py --by-hidden   # accuracy by how much of the gold disease LPO hides
 
 Protocols: ``full`` (every fact visible) and ``lpo`` (leave-publication-out: facts resting
 only on the case's own publications are hidden while it is answered). Figures are printed
@@ -196,6 +197,33 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
     print(f"{'':<30} in-KB ties-for     {accuracy(optimistic(kb)).line()}")
 
 
+def hidden_share_group(index: PhenotypeIndex, p: Prepared) -> str:
+    """How much of the gold profile's evidence the case's own publications carry alone."""
+    hidden = index.hidden_relations(p.case.sources)
+    rels = np.unique(np.concatenate([index.relations_of_profile(g) for g in p.gold]))
+    lost = len(np.intersect1d(rels, hidden))
+    if lost == 0:
+        return "none hidden"
+    if lost == len(rels):
+        return "all hidden"
+    return "over half hidden" if lost > len(rels) / 2 else "half or less hidden"
+
+
+def by_hidden_share(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankParams) -> None:
+    """In-KB accuracy under both protocols, grouped by how much of the gold profile
+    leave-publication-out hides: where the honest protocol's cost lies."""
+    in_kb = [p for p in cases if p.in_kb]
+    groups: dict[str, list[int]] = {}
+    for i, p in enumerate(in_kb):
+        groups.setdefault(hidden_share_group(index, p), []).append(i)
+    lpo = pessimistic(ranks_for(index, in_kb, params, lpo=True))
+    full = pessimistic(ranks_for(index, in_kb, params, lpo=False))
+    for name in ("none hidden", "half or less hidden", "over half hidden", "all hidden"):
+        rows = groups.get(name, [])
+        print(f"{name:<20} lpo  {accuracy([lpo[i] for i in rows]).line()}")
+        print(f"{'':<20} full {accuracy([full[i] for i in rows]).line()}")
+
+
 # ------------------------------------------------------------------ cross-validation
 
 # Around the tuned defaults; `noise`, `excluded_weight` and `symmetric_checked` were searched
@@ -347,6 +375,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--no-pool", action="store_true", help="do not pool equivalent diseases' evidence")
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument(
+        "--by-hidden",
+        action="store_true",
+        help="in-KB accuracy grouped by how much of the gold disease leave-publication-out hides",
+    )
     ap.add_argument("--set", nargs="*", default=[], help="override parameters, e.g. freq_weight=0.5")
     ap.add_argument(
         "--text-weights", nargs="*", type=float, default=[], help="measure fusion with MONDO text"
@@ -382,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.gene_weights:
         gene_scenario(index, [p for p in prepared if p.in_kb], args.gene_weights)
+        return
+    if args.by_hidden:
+        by_hidden_share(index, prepared, DEFAULT_PARAMS)
         return
 
     params = DEFAULT_PARAMS
