@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "fusion_weights.py"
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fusion_weights", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+from tests.bench_scripts import load_bench
 
 
 def _row(case_id: str, pmid: str, gold: str, rel: dict, sem: dict, in_kb: bool = True) -> str:
@@ -30,7 +18,7 @@ def _row(case_id: str, pmid: str, gold: str, rel: dict, sem: dict, in_kb: bool =
 
 
 def test_ranks_follow_the_weight_and_text_only_rows_stay_below(tmp_path: Path) -> None:
-    bench = _bench()
+    bench = load_bench("fusion_weights")
     runs = tmp_path / "cases.jsonl"
     runs.write_text(
         "\n".join(
