@@ -197,16 +197,21 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
     print(f"{'':<30} in-KB ties-for     {accuracy(optimistic(kb)).line()}")
 
 
+# `hidden_share_group`'s answers, from the least to the most hidden
+HIDDEN_GROUPS = ("none hidden", "half or less hidden", "over half hidden", "all hidden")
+
+
 def hidden_share_group(index: PhenotypeIndex, p: Prepared) -> str:
     """How much of the gold profile's evidence the case's own publications carry alone."""
     hidden = index.hidden_relations(p.case.sources)
     rels = np.unique(np.concatenate([index.relations_of_profile(g) for g in p.gold]))
     lost = len(np.intersect1d(rels, hidden))
+    none, some, most, all_ = HIDDEN_GROUPS
     if lost == 0:
-        return "none hidden"
+        return none
     if lost == len(rels):
-        return "all hidden"
-    return "over half hidden" if lost > len(rels) / 2 else "half or less hidden"
+        return all_
+    return most if lost > len(rels) / 2 else some
 
 
 def by_hidden_share(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankParams) -> None:
@@ -218,7 +223,7 @@ def by_hidden_share(index: PhenotypeIndex, cases: Sequence[Prepared], params: Ra
         groups.setdefault(hidden_share_group(index, p), []).append(i)
     lpo = pessimistic(ranks_for(index, in_kb, params, lpo=True))
     full = pessimistic(ranks_for(index, in_kb, params, lpo=False))
-    for name in ("none hidden", "half or less hidden", "over half hidden", "all hidden"):
+    for name in HIDDEN_GROUPS:
         rows = groups.get(name, [])
         print(f"{name:<20} lpo  {accuracy([lpo[i] for i in rows]).line()}")
         print(f"{'':<20} full {accuracy([full[i] for i in rows]).line()}")

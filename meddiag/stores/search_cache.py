@@ -50,6 +50,3 @@ class SearchCache:
     def clear(self) -> None:
         with self._lock:
             self._hits.clear()
-
-    def __len__(self) -> int:
-        return len(self._hits)

@@ -162,9 +162,14 @@ class FakeService:
                 seconds=0.6,
             ),
         ]
-        summary = {"n": 2, "top1": 0.5, "backend": backend, "channels": channels, "input": input_form}
-        if genes:
-            summary["genes"] = True
+        summary = {
+            "n": 2,
+            "top1": 0.5,
+            "backend": backend,
+            "channels": channels,
+            "input": input_form,
+            "genes": genes,
+        }
         return EvalReport(
             summary=summary, records=records, markdown="| run | top-1 |\n|---|---|\n| engine | 50% |"
         )
