@@ -217,17 +217,18 @@ class LoadResult:
     skipped: Counter[str] = field(default_factory=Counter)
 
 
-def _documents(path: Path) -> Iterator[str]:
+def _documents(path: Path) -> Iterator[bytes]:
+    """Raw bytes, decoded per document: one line that is not UTF-8 must not stop the whole load."""
     if path.is_dir():
         for p in sorted(path.glob("*.json")):
-            yield p.read_text(encoding="utf-8")
+            yield p.read_bytes()
     elif path.suffix == ".jsonl":
-        with path.open(encoding="utf-8") as fh:
+        with path.open("rb") as fh:
             for line in fh:
                 if line.strip():
                     yield line
     else:
-        yield path.read_text(encoding="utf-8")
+        yield path.read_bytes()
 
 
 def load_cases(path: Path | str, *, limit: int | None = None) -> LoadResult:
@@ -238,14 +239,14 @@ def load_cases(path: Path | str, *, limit: int | None = None) -> LoadResult:
     return cases_from_texts(_documents(path), limit=limit)
 
 
-def cases_from_texts(texts: Iterable[str], *, limit: int | None = None) -> LoadResult:
+def cases_from_texts(texts: Iterable[str | bytes], *, limit: int | None = None) -> LoadResult:
     result = LoadResult()
     for text in texts:
         if limit is not None and len(result.cases) >= limit:
             break
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON, or bytes that are not UTF-8 (UnicodeDecodeError)
             result.skipped["malformed"] += 1
             continue
         parsed = parse_phenopacket(data)

@@ -85,6 +85,21 @@ def test_bad_lines_are_counted_by_reason_and_never_stop_the_load(tmp_path: Path)
     assert result.skipped == {"malformed": 2, "no_diagnosis": 1, "no_observed_feature": 1}
 
 
+def test_a_line_that_is_not_utf8_is_counted_as_malformed(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    good = json.dumps(packet("ok")).encode()
+    path.write_bytes(good + b"\n" + b'{"id": "\xff\xfe"}\n' + json.dumps(packet("ok2")).encode() + b"\n")
+    result = load_cases(path)
+    assert [c.id for c in result.cases] == ["ok", "ok2"]
+    assert result.skipped == {"malformed": 1}
+
+
+def test_files_saved_with_a_byte_order_mark_load(tmp_path: Path) -> None:
+    single = tmp_path / "a.json"
+    single.write_bytes(b"\xef\xbb\xbf" + json.dumps(packet("a")).encode())
+    assert [c.id for c in load_cases(single).cases] == ["a"]
+
+
 def test_diseases_block_is_the_fallback_diagnosis(tmp_path: Path) -> None:
     doc = packet(disease=None)
     doc["diseases"] = [{"term": {"id": "OMIM:100800", "label": "Achondroplasia"}}]
