@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from meddiag.errors import SettingsError
 from meddiag.ui.kb_panel import NOTICE, render_build_prompt, render_status_line
 from meddiag.ui.navigation import follow_requested_page, mark_navigated
 from meddiag.ui.resources import get_service
@@ -36,7 +37,11 @@ WITHOUT_KB = {"knowledge_base", "settings"}
 page = st.navigation(list(PAGES.values()))
 mark_navigated()
 follow_requested_page(PAGES, page)
-service = get_service()
+try:
+    service = get_service()
+except SettingsError as err:  # a mistyped MEDDIAG_* variable: say which, run nothing else
+    st.error(str(err))
+    st.stop()
 status = service.status()
 with st.sidebar:
     render_status_line(status)

@@ -19,6 +19,16 @@ from meddiag.schema import BACKENDS
 PROTOCOLS = ("leave-publication-out", "full")
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="meddiag", description="MedDiag Explorer command line.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -65,7 +75,9 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("eval", help="Evaluate on GA4GH phenopackets (.json, folder or .jsonl).")
     e.add_argument("path", type=Path, help="Phenopackets: a .jsonl, one .json, or a folder of .json files.")
-    e.add_argument("--limit", type=int, default=None, help="Seeded random sample of N cases.")
+    e.add_argument(
+        "--limit", type=_positive_int, default=None, metavar="N", help="Seeded random sample of N cases."
+    )
     e.add_argument("--seed", type=int, default=0, help="Seed of the --limit sample.")
     e.add_argument(
         "--protocol",

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from meddiag.errors import SettingsError
 from meddiag.schema import BackendName
 
 # 192 dimensions: the same top-1 and top-10 as 256 on the development sample and the same
@@ -87,6 +88,23 @@ class Settings(BaseSettings):
         return bool(self.llm_base_url and self.llm_model)
 
 
+def load_settings(**values: Any) -> Settings:
+    """Settings from the environment (and `values`), or a `SettingsError` naming each unusable variable."""
+    try:
+        return Settings(**values)
+    except ValidationError as err:
+        problems = []
+        for e in err.errors(include_url=False):
+            name = "MEDDIAG_" + "_".join(str(part) for part in e["loc"]).upper()
+            secret = any(word in name for word in ("TOKEN", "PASSWORD", "KEY"))
+            value = "" if secret else f"={e['input']!r}"
+            problems.append(f"{name}{value} ({e['msg'].rstrip('.')})")
+        which = "it" if len(problems) == 1 else "them"
+        raise SettingsError(
+            f"Cannot use {'; '.join(problems)}. Correct or unset {which} in the environment or `.env`."
+        ) from err
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    return load_settings()

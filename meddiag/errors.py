@@ -11,6 +11,10 @@ class InputError(MedDiagError):
     """The question or uploaded file cannot be used as given."""
 
 
+class SettingsError(MedDiagError):
+    """A `MEDDIAG_*` variable (environment or `.env`) holds a value MedDiag cannot use."""
+
+
 class KnowledgeBaseMissing(MedDiagError):
     """No knowledge base has been built yet at the configured location."""
 

@@ -146,7 +146,7 @@ class MedDiagService:
             question,
             patient=patient,
             channels=channels,
-            max_hops=max_hops or self.settings.max_hops,
+            max_hops=self.settings.max_hops if max_hops is None else max_hops,
             exclude_sources=exclude_sources,
             on_event=on_event,
         )
@@ -247,6 +247,8 @@ class MedDiagService:
         )
         if not options.path.exists():
             raise InputError(f"No phenopacket file or folder at {options.path}.")
+        if limit is not None and limit < 1:
+            raise InputError(f"The sample size must be at least 1 case, not {limit}.")
         return run_evaluation(self.engine(options.backend), options, progress=progress)
 
 

@@ -16,8 +16,10 @@ from meddiag.knowledge.build import build_knowledge_base
 from tests.fixtures.sources import tiny_sources
 
 
-def _meddiag(home: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MEDDIAG_HOME": str(home), "MEDDIAG_PROFILE": "demo"}
+def _meddiag(
+    home: Path, *args: str, timeout: float = 600, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MEDDIAG_HOME": str(home), "MEDDIAG_PROFILE": "demo", **(env_extra or {})}
     for key in ("MEDDIAG_LLM_BASE_URL", "MEDDIAG_NEO4J_URI", "MEDDIAG_MILVUS_URI"):
         env.pop(key, None)
     return subprocess.run(
@@ -49,6 +51,28 @@ def test_unknown_backend_is_refused_by_name(tmp_path: Path) -> None:
     done = _meddiag(tmp_path, "retrieve", "tall stature", "--backend", "graphrag")
     assert done.returncode == 2
     assert "invalid choice" in done.stderr and "lightrag" in done.stderr
+
+
+def test_a_mistyped_environment_variable_is_named_not_a_traceback(tmp_path: Path) -> None:
+    done = _meddiag(tmp_path, "stats", env_extra={"MEDDIAG_BACKEND": "graphrag"})
+    assert done.returncode == 2
+    assert "MEDDIAG_BACKEND='graphrag'" in done.stderr and "lightrag" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "ten"])
+def test_eval_limit_must_be_a_positive_number(tmp_path: Path, limit: str) -> None:
+    done = _meddiag(tmp_path, "eval", str(tmp_path), "--limit", limit)
+    assert done.returncode == 2
+    assert "--limit" in done.stderr and "at least 1" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_zero_hops_is_refused_not_taken_for_the_default(tiny_home: Path) -> None:
+    done = _meddiag(tiny_home, "ask", "seizures", "--max-hops", "0")
+    assert done.returncode == 2
+    assert "between 1 and" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_stats_json_has_the_documented_keys(tiny_home: Path) -> None:

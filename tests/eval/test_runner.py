@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from meddiag.config import Settings
-from meddiag.errors import MedDiagError
+from meddiag.errors import InputError, MedDiagError
 from meddiag.eval import runner
 from meddiag.eval.phenopackets import Case
 from meddiag.eval.runner import PROCESS_MIN_CASES, EvalOptions, _executor, _gold_context, run_evaluation
@@ -90,6 +90,12 @@ def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagServi
         "build_id": manifest.build_id,
     }
     assert f"embedder {manifest.embedder.name}" in report.markdown
+
+
+@pytest.mark.parametrize("limit", [0, -2])
+def test_a_sample_of_no_cases_is_refused_clearly(service: MedDiagService, cases: Path, limit: int) -> None:
+    with pytest.raises(InputError, match="at least 1 case"):
+        service.evaluate(cases, limit=limit)
 
 
 def test_leave_publication_out_hides_the_case_own_paper(service: MedDiagService, cases: Path) -> None:

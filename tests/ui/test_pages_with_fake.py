@@ -32,6 +32,14 @@ def test_no_kb_shows_the_build_prompt_and_builds_with_progress(fake_service):
     assert at.text_area(key="ask.question")
 
 
+def test_a_mistyped_environment_variable_is_named_on_the_page(fake_service, monkeypatch):
+    monkeypatch.setenv("MEDDIAG_BACKEND", "graphrag")
+    at = open_app()
+    assert not at.exception
+    assert any("MEDDIAG_BACKEND='graphrag'" in e for e in errors(at))
+    assert not at.text_area, "nothing runs on settings it cannot use"
+
+
 def test_settings_and_kb_pages_open_without_a_kb(fake_service):
     fake_service.built = False
     for page in ("pages/settings.py", "pages/knowledge_base.py"):
