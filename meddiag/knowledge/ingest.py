@@ -75,7 +75,10 @@ def _ingest_one(kb: KnowledgeBaseHandle, linker: NameLinker, filename: str, data
     return {
         "name": name,
         "ok": True,
-        "message": f"Indexed {len(chunks)} passages; {linked} ontology terms or diseases recognised.",
+        "message": (
+            f"Indexed {len(chunks)} passage{'s' * (len(chunks) != 1)}; {linked} ontology "
+            f"term{'s' * (linked != 1)} or disease{'s' * (linked != 1)} recognised."
+        ),
         "chunks": len(chunks),
     }
 

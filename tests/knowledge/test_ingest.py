@@ -39,7 +39,8 @@ def test_upload_indexes_good_files_and_reports_bad_ones(settings: Settings) -> N
             [("note.md", NOTE), ("tool.exe", b"MZ\x00\x01"), ("empty.txt", b"  ")]
         )
         assert [r.ok for r in results] == [True, False, False]
-        assert results[0].chunks >= 1 and "recognised" in results[0].message
+        assert results[0].chunks == 1
+        assert results[0].message.startswith("Indexed 1 passage; ") and "recognised" in results[0].message
         assert "tool.exe" in results[1].message
         assert not before and _user_hits(service)
         assert (settings.home / "user_docs" / "note.md").read_bytes() == NOTE
