@@ -69,7 +69,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     a.add_argument("--max-hops", type=int, default=None, help="Hops per channel (default: MEDDIAG_MAX_HOPS).")
     a.add_argument(
-        "--exclude-source", action="append", default=[], help="Leave out a source (e.g. PMID:123)."
+        "--exclude-source",
+        action="append",
+        default=[],
+        help="Leave out a source (e.g. PMID:123; repeatable).",
     )
     a.add_argument("--json", action="store_true", help="Print the whole answer as JSON.")
 
@@ -148,6 +151,7 @@ def _run(args: argparse.Namespace) -> int:
             _print_json(parsed.model_dump(mode="json"))
         return 0
     if args.command == "ask":
+        from meddiag.engine.inputs import source_ids
         from meddiag.export import ask_result_json, ask_result_markdown
 
         result = service.ask(
@@ -155,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
             backend=args.backend,
             channels=args.channels,
             max_hops=args.max_hops,
-            exclude_sources=frozenset(args.exclude_source),
+            exclude_sources=source_ids(" ".join(args.exclude_source)),
         )
         print(ask_result_json(result) if args.json else ask_result_markdown(result))
         return 0

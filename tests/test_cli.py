@@ -98,9 +98,19 @@ def test_huge_question_is_refused_without_traceback(tiny_home: Path) -> None:
 
 
 def test_ask_json_has_both_channels_synthesis_and_events(tiny_home: Path) -> None:
-    done = _meddiag(tiny_home, "ask", "A tall girl with arachnodactyly and ectopia lentis", "--json")
+    done = _meddiag(
+        tiny_home,
+        "ask",
+        "A tall girl with arachnodactyly and ectopia lentis",
+        "--json",
+        "--exclude-source",
+        "pmid:99",
+        "--exclude-source",
+        "98",
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
+    assert sorted(out["excluded_sources"]) == ["PMID:98", "PMID:99"]
     for key in ("question", "backend", "reasoner", "semantic", "relational", "synthesis", "events"):
         assert key in out, key
     assert out["semantic"]["hops"] and out["relational"]["hops"]

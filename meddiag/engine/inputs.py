@@ -45,6 +45,35 @@ def check_patient(patient: PatientInput | None) -> None:
         raise InputError(f"The age {patient.age_years:g} years is not a possible age.")
 
 
+_SOURCE_ID = re.compile(r"^([A-Za-z][A-Za-z0-9-]*):(\S+)$")
+_CURIE_PREFIXES = {"PMID", "OMIM", "ORPHA", "MONDO", "HPO", "DECIPHER"}
+
+
+def source_ids(text: str) -> frozenset[str]:
+    """Sources to leave out, as a clinician types them: "PMID:31021519, pmid:35190816 558".
+
+    Separated by commas, semicolons or spaces; a bare number is a PubMed id; the usual
+    prefixes are matched in any case (the knowledge base writes them in capitals).
+    """
+    ids: set[str] = set()
+    bad: list[str] = []
+    for token in re.split(r"[\s,;]+", text.strip()):
+        if not token:
+            continue
+        if token.isdigit():
+            ids.add(f"PMID:{token}")
+        elif m := _SOURCE_ID.match(token):
+            prefix = m.group(1).upper() if m.group(1).upper() in _CURIE_PREFIXES else m.group(1)
+            ids.add(f"{prefix}:{m.group(2)}")
+        else:
+            bad.append(token)
+    if bad:
+        raise InputError(
+            f"Not a source id: {', '.join(bad[:5])}. Write sources as PMID:12345678, OMIM:154700 or ORPHA:558."
+        )
+    return frozenset(ids)
+
+
 def check_max_hops(max_hops: int) -> None:
     if not 1 <= max_hops <= MAX_HOPS_LIMIT:
         raise InputError(f"The number of hops must be between 1 and {MAX_HOPS_LIMIT}, not {max_hops}.")

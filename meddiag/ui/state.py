@@ -13,6 +13,7 @@ ASK_RESULT = "ask.result"
 ASK_QUESTION = "ask.question"
 ASK_OBSERVED = "ask.observed"
 ASK_EXCLUDED = "ask.excluded"
+ASK_HIDDEN_SOURCES = "ask.hidden_sources"  # sources left out while answering
 ASK_TERM_OPTIONS = "ask.term_options"
 ASK_FROM_LINK = "ask.from_link"
 EXPLORER_ENTITY = "explorer.entity"

@@ -75,6 +75,7 @@ class FakeService:
                 "backend": backend,
                 "channels": channels,
                 "max_hops": max_hops,
+                "exclude_sources": exclude_sources,
             }
         )
         result = sample_result()

@@ -7,7 +7,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from meddiag.ui.state import ASK_RESULT
+from meddiag.ui.state import ASK_HIDDEN_SOURCES, ASK_RESULT
 
 from .conftest import APP, open_app
 from .vis_html import vis_node_labels
@@ -127,6 +127,33 @@ def test_a_shared_link_reproduces_the_case(fake_service):
     assert at.session_state[ASK_RESULT] is not None
     at.run()  # a rerun of the same link does not ask again
     assert len(fake_service.asked) == 1
+
+
+def test_left_out_sources_reach_the_engine_and_the_link(fake_service):
+    at = open_app()
+    at.text_area(key="ask.question").input("Tall boy with long fingers")
+    at.text_input(key=ASK_HIDDEN_SOURCES).input("pmid:31021519, 558")
+    at.button(key="ask.submit").click().run()
+    assert not at.exception and not errors(at)
+    assert fake_service.asked[-1]["exclude_sources"] == {"PMID:31021519", "PMID:558"}
+    assert at.query_params["exclude"] == "PMID:31021519, PMID:558"
+
+
+def test_a_link_with_left_out_sources_reproduces_them(fake_service):
+    at = _open_at_address(q="Tall boy with long fingers", exclude="PMID:4")
+    assert not at.exception
+    assert at.text_input(key=ASK_HIDDEN_SOURCES).value == "PMID:4"
+    assert fake_service.asked[0]["exclude_sources"] == {"PMID:4"}
+
+
+def test_a_source_that_is_not_an_id_is_refused_before_asking(fake_service):
+    at = open_app()
+    at.text_area(key="ask.question").input("Tall boy with long fingers")
+    at.text_input(key=ASK_HIDDEN_SOURCES).input("the Smith paper")
+    at.button(key="ask.submit").click().run()
+    assert not at.exception
+    assert any("Not a source id" in e for e in errors(at))
+    assert fake_service.asked == []
 
 
 def test_a_handed_over_address_opens_the_page_it_asked_for(fake_service):

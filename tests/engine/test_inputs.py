@@ -1,0 +1,28 @@
+"""What a clinician types before anything runs: sources to leave out."""
+
+from __future__ import annotations
+
+import pytest
+
+from meddiag.engine.inputs import source_ids
+from meddiag.errors import InputError
+
+
+def test_sources_are_split_and_written_as_the_knowledge_base_writes_them() -> None:
+    typed = "pmid:31021519, PMID:35190816; orpha:558  12345678\nISBN-13:978-0-19"
+    assert source_ids(typed) == {
+        "PMID:31021519",
+        "PMID:35190816",
+        "ORPHA:558",
+        "PMID:12345678",  # a bare number is a PubMed id
+        "ISBN-13:978-0-19",  # other prefixes are kept as typed
+    }
+
+
+def test_nothing_typed_leaves_nothing_out() -> None:
+    assert source_ids("  ,; ") == frozenset()
+
+
+def test_a_token_that_is_no_source_id_is_named() -> None:
+    with pytest.raises(InputError, match=r"Not a source id: Smith2019\b"):
+        source_ids("PMID:1, Smith2019")
