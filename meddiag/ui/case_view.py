@@ -71,7 +71,7 @@ def render_export(result: AskResult, *, key: str) -> None:
 def render_case(result: AskResult, *, key: str) -> None:
     st.caption(
         f"Backend {result.backend} · channels {result.channels} · reasoner {result.reasoner.name}"
-        + (f" · excluded sources: {', '.join(result.excluded_sources)}" if result.excluded_sources else "")
+        + (f" · sources left out: {', '.join(result.excluded_sources)}" if result.excluded_sources else "")
     )
     render_understanding(result)
     st.subheader("Hops")

@@ -82,7 +82,9 @@ class FakeService:
         for event in result.events:
             if on_event:
                 on_event(event)
-        return result.model_copy(update={"backend": backend or "lightrag"})
+        return result.model_copy(
+            update={"backend": backend or "lightrag", "excluded_sources": sorted(exclude_sources)}
+        )
 
     def search_terms(self, text: str, limit: int = 20) -> list[tuple[str, str]]:
         terms = [("HP:0001166", "Arachnodactyly"), ("HP:0001083", "Ectopia lentis")]

@@ -144,6 +144,7 @@ def test_a_link_with_left_out_sources_reproduces_them(fake_service):
     assert not at.exception
     assert at.text_input(key=ASK_HIDDEN_SOURCES).value == "PMID:4"
     assert fake_service.asked[0]["exclude_sources"] == {"PMID:4"}
+    assert any("sources left out: PMID:4" in c.value for c in at.caption)
 
 
 def test_a_source_that_is_not_an_id_is_refused_before_asking(fake_service):
