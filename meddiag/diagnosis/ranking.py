@@ -119,8 +119,8 @@ by publication, leave-publication-out, on the development phenopackets — see
    (``β`` 0.2 / 0.4 / 0.6: 45.8 / 45.4 / 44.6 %), or over its 20 / 100 best-scoring
    pseudo-patients (CSLS-style, ``β`` 0.1: 45.6 / 45.6 %); the disease → patient mean
    weighted by ``IC^a`` besides frequency (``a`` 0.5 / 1: 45.7 / 45.7 %); a `symmetric`
-   share that grows or shrinks with 1 / number of findings (≤ 44.2 %). None moves top-1
-   by more than the 0.1 points that separate neighbouring settings of the tuned grid.
+   share that grows or shrinks with 1 / number of findings (≤ 44.2 %). None raises top-1
+   by more than 0.1 points, no more than neighbouring settings of the tuned grid differ.
 
 Leaving sources out: facts whose every source is in `exclude_sources` are hidden at query
 time; the profiles that used them are re-scored from their remaining facts (no
