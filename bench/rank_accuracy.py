@@ -46,6 +46,7 @@ from meddiag.diagnosis.ranking import (
 from meddiag.diagnosis.text_scoring import score_passages
 from meddiag.eval.baseline import baseline_index
 from meddiag.eval.metrics import accuracy
+from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import gold_match
 from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa
@@ -198,20 +199,12 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
 
 
 # `hidden_share_group`'s answers, from the least to the most hidden
-HIDDEN_GROUPS = ("none hidden", "half or less hidden", "over half hidden", "all hidden")
-
-
 def hidden_share_group(index: PhenotypeIndex, p: Prepared) -> str:
-    """How much of the gold profile's evidence the case's own publications carry alone."""
+    """How much of the gold profile's evidence the case's own publications carry alone
+    (the groups `meddiag eval` reports as ``by_own_publication_share``)."""
     hidden = index.hidden_relations(p.case.sources)
     rels = np.unique(np.concatenate([index.relations_of_profile(g) for g in p.gold]))
-    lost = len(np.intersect1d(rels, hidden))
-    none, some, most, all_ = HIDDEN_GROUPS
-    if lost == 0:
-        return none
-    if lost == len(rels):
-        return all_
-    return most if lost > len(rels) / 2 else some
+    return own_share_group(len(np.intersect1d(rels, hidden)), len(rels))
 
 
 def by_hidden_share(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankParams) -> None:
@@ -223,7 +216,7 @@ def by_hidden_share(index: PhenotypeIndex, cases: Sequence[Prepared], params: Ra
         groups.setdefault(hidden_share_group(index, p), []).append(i)
     lpo = pessimistic(ranks_for(index, in_kb, params, lpo=True))
     full = pessimistic(ranks_for(index, in_kb, params, lpo=False))
-    for name in HIDDEN_GROUPS:
+    for name in OWN_SHARE_GROUPS:
         rows = groups.get(name, [])
         print(f"{name:<20} lpo  {accuracy([lpo[i] for i in rows]).line()}")
         print(f"{'':<20} full {accuracy([full[i] for i in rows]).line()}")

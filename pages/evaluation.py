@@ -13,7 +13,7 @@ from meddiag.schema import BACKENDS
 from meddiag.ui.annotations import ErrorTagStore, default_tag_file
 from meddiag.ui.background import run_with_updates
 from meddiag.ui.eval_view import (
-    cases_frame,
+    render_cases_table,
     render_charts,
     render_drilldown,
     render_tag_summary,
@@ -94,7 +94,7 @@ if runs:
     with st.expander("Summary (JSON)"):
         st.json(latest.summary)
     render_charts(runs)
-    st.dataframe(cases_frame(latest), hide_index=True, key="eval.cases")
+    render_cases_table(latest)
     render_drilldown(latest, store)
 
 st.subheader("Error tags")

@@ -6,7 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from meddiag.eval.metrics import Accuracy, Report
+from meddiag.eval.metrics import Accuracy, Report, accuracy
+from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 
 if TYPE_CHECKING:
     from meddiag.eval.runner import CaseRecord, EvalOptions
@@ -24,6 +25,20 @@ def _metric_keys(rep: Report) -> dict[str, Any]:
     return {**flat(rep.all_cases, ""), **flat(rep.in_kb, "_in_kb")}
 
 
+def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
+    """In-KB accuracy grouped by how much of the gold disease's phenotype facts rest only on
+    the case's own publications (`own_facts`); diseases without any such fact are left out."""
+    ranks: dict[str, list[int | None]] = {g: [] for g in OWN_SHARE_GROUPS}
+    for r in records:
+        if r.in_kb and r.gold_facts and r.gold_facts_own is not None:
+            ranks[own_share_group(r.gold_facts_own, r.gold_facts)].append(r.rank)
+    out: dict[str, dict[str, float]] = {}
+    for group, rs in ranks.items():
+        acc = accuracy(rs)
+        out[group] = {"n": acc.n, "top1": round(acc.top[1], 4), "top10": round(acc.top[10], 4)}
+    return out
+
+
 def summary_dict(
     options: EvalOptions,
     metrics: Report,
@@ -32,6 +47,7 @@ def summary_dict(
     cases_per_s: float,
     errors: int,
     knowledge_base: dict[str, str],
+    by_own_share: dict[str, dict[str, float]] | None = None,
 ) -> dict[str, Any]:
     """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
     another build or embedder are not comparable."""
@@ -54,6 +70,8 @@ def summary_dict(
     }
     if baseline is not None:
         out["baseline"] = {"name": "resnik-bma", **_metric_keys(baseline)}
+    if by_own_share is not None:
+        out["by_own_publication_share"] = by_own_share
     return out
 
 
@@ -94,6 +112,23 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
         f"Latency p50 {summary['p50_s']:.3f} s, p95 {summary['p95_s']:.3f} s; "
         f"{summary['cases_per_s']:.2f} cases/s.",
         "",
+    ]
+    groups = summary.get("by_own_publication_share")
+    if groups:
+        lines += [
+            "## By how much of the diagnosis rests only on the case's own publications (in KB)",
+            "",
+            "Under leave-publication-out these facts are hidden while the case is answered.",
+            "",
+            "| gold disease's facts from its own publications | cases | top-1 | top-10 |",
+            "|---|---|---|---|",
+            *(
+                f"| {group} | {g['n']} | {_pct(g['top1'])} | {_pct(g['top10'])} |"
+                for group, g in groups.items()
+            ),
+            "",
+        ]
+    lines += [
         "## Most frequent misses (gold not in top 10)",
         "",
     ]

@@ -33,9 +33,10 @@ from pydantic import BaseModel, Field
 from meddiag.errors import InputError, MedDiagError
 from meddiag.eval.baseline import baseline_index, baseline_rank
 from meddiag.eval.metrics import Report, report
+from meddiag.eval.own_facts import PhenotypeFacts
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import gold_match, structured, vignette
-from meddiag.eval.report import render_markdown, summary_dict
+from meddiag.eval.report import by_own_share, render_markdown, summary_dict
 from meddiag.schema import AskResult, Channels
 
 if TYPE_CHECKING:
@@ -87,6 +88,10 @@ class CaseRecord(BaseModel):
     top10: list[str]
     seconds: float
     baseline_rank: int | None = None
+    # The gold disease's HAS_PHENOTYPE facts, and how many rest only on the case's own
+    # publications (hidden under leave-publication-out): whose miss is it, method or protocol?
+    gold_facts: int | None = None
+    gold_facts_own: int | None = None
     error: str | None = None
     result: AskResult | None = None
 
@@ -104,6 +109,7 @@ class _Gold:
     known: frozenset[str]
     equivalents: dict[str, list[str]]
     baseline: PhenotypeIndex | None
+    facts: PhenotypeFacts
 
 
 def _gold_context(engine: Engine, with_baseline: bool) -> _Gold:
@@ -122,7 +128,8 @@ def _gold_context(engine: Engine, with_baseline: bool) -> _Gold:
         names = {e.id: e.name for e in graph.iter_entities(["Disease"])}
         rels = graph.iter_relations(["HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE"])
         index = baseline_index(ontology, rels, names)
-    return _Gold(known=known, equivalents=equivalents, baseline=index)
+    facts = PhenotypeFacts.from_relations(graph.iter_relations(["HAS_PHENOTYPE"]), equivalents)
+    return _Gold(known=known, equivalents=equivalents, baseline=index, facts=facts)
 
 
 def _rank_of(ids: list[str], gold: Iterable[str]) -> int | None:
@@ -141,6 +148,7 @@ def _sample(cases: list[Case], limit: int | None, seed: int) -> list[Case]:
 
 def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> CaseRecord:
     match = gold_match(case, gold.known, gold.equivalents)
+    own, total = gold.facts.count(match.ids, case.sources)
     excluded = case.sources if options.protocol == "leave-publication-out" else frozenset()
     question = vignette(case, genes=options.genes)
     # The record keeps the vignette either way: it is how the case reads to a person.
@@ -166,6 +174,8 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
             rank=None,
             top10=[],
             seconds=time.perf_counter() - start,
+            gold_facts=total,
+            gold_facts_own=own,
             error=str(err),
         )
     seconds = time.perf_counter() - start
@@ -185,6 +195,8 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
         top10=ranked[:10],
         seconds=seconds,
         baseline_rank=baseline,
+        gold_facts=total,
+        gold_facts_own=own,
         result=result,
     )
 
@@ -271,6 +283,10 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     fingerprint = options.fingerprint()
     out_file = options.out_dir / "cases.jsonl" if options.out_dir else None
     done = _resume(out_file, fingerprint) if out_file else {}
+    for c in cases:  # records written before the fact counts existed get them now
+        if c.id in done and done[c.id].gold_facts is None:
+            own, total = gold.facts.count(done[c.id].gold, c.sources)
+            done[c.id] = done[c.id].model_copy(update={"gold_facts": total, "gold_facts_own": own})
     todo = [c for c in cases if c.id not in done]
     records: dict[str, CaseRecord] = dict(done)
     started = time.perf_counter()
@@ -319,6 +335,7 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
         base,
         cases_per_s=len(todo) / elapsed if todo and elapsed > 0 else 0.0,
         errors=sum(1 for r in ordered if r.error),
+        by_own_share=by_own_share(ordered),
         knowledge_base={
             "profile": engine.kb.manifest.profile,
             "embedder": engine.kb.manifest.embedder.name,

@@ -34,6 +34,15 @@ class CaseRow:
     in_kb: bool = True
     baseline_rank: int | None = None
     error: str = ""
+    gold_facts: int | None = None
+    gold_facts_own: int | None = None  # resting only on the case's own publications
+
+    @property
+    def own_share(self) -> float | None:
+        """Share of the gold disease's facts that only the case's own publications support."""
+        if not self.gold_facts or self.gold_facts_own is None:
+            return None
+        return self.gold_facts_own / self.gold_facts
 
 
 @dataclass(frozen=True)
@@ -64,14 +73,40 @@ def cases_frame(run: EvalRun) -> pd.DataFrame:
             "Gold rank": c.gold_rank,
             "Baseline rank": c.baseline_rank,
             "Gold in KB": c.in_kb,
+            "Gold facts from own paper (%)": None if c.own_share is None else round(100 * c.own_share),
             "Top 3": "; ".join(c.top10[:3]),
             "Seconds": round(c.seconds, 2),
             "Error": c.error,
         }
         for c in run.cases
     ]
-    columns = ["Case", "Gold", "Gold rank", "Baseline rank", "Gold in KB", "Top 3", "Seconds", "Error"]
+    columns = [
+        "Case",
+        "Gold",
+        "Gold rank",
+        "Baseline rank",
+        "Gold in KB",
+        "Gold facts from own paper (%)",
+        "Top 3",
+        "Seconds",
+        "Error",
+    ]
     return pd.DataFrame(rows, columns=columns)
+
+
+def render_cases_table(run: EvalRun) -> None:
+    st.dataframe(
+        cases_frame(run),
+        hide_index=True,
+        key="eval.cases",
+        column_config={
+            "Gold facts from own paper (%)": st.column_config.NumberColumn(
+                help="Share of the diagnosis' phenotype facts that only this case's own publications "
+                "support; leave-publication-out hides them while the case is answered. At 100 % only "
+                "the disease's phenotypic series and its text are left to find it by.",
+            )
+        },
+    )
 
 
 def render_charts(runs: Sequence[EvalRun]) -> None:
@@ -173,6 +208,8 @@ def run_from_report(report: EvalReport, *, backend: str, channels: str) -> EvalR
             in_kb=rec.in_kb,
             baseline_rank=rec.baseline_rank,
             error=rec.error or "",
+            gold_facts=rec.gold_facts,
+            gold_facts_own=rec.gold_facts_own,
         )
         for rec in report.records
     ]

@@ -14,11 +14,11 @@ from tests.diagnosis.conftest import CATARACT
     ("gold", "left_out", "group"),
     [
         # OMIM:1: cataract (OMIM:1), seizure (PMID:1 alone), ID (PMID:1 and PMID:2)
-        ("OMIM:1", ["PMID:9"], "none hidden"),
-        ("OMIM:1", ["PMID:1"], "half or less hidden"),
-        ("OMIM:1", ["PMID:1", "PMID:2"], "over half hidden"),
-        ("OMIM:1", ["PMID:1", "PMID:2", "OMIM:1"], "all hidden"),
-        ("OMIM:2", ["PMID:1"], "none hidden"),
+        ("OMIM:1", ["PMID:9"], "none"),
+        ("OMIM:1", ["PMID:1"], "half or fewer"),
+        ("OMIM:1", ["PMID:1", "PMID:2"], "more than half"),
+        ("OMIM:1", ["PMID:1", "PMID:2", "OMIM:1"], "all"),
+        ("OMIM:2", ["PMID:1"], "none"),
     ],
 )
 def test_cases_are_grouped_by_the_share_of_gold_facts_their_publications_alone_carry(

@@ -115,6 +115,36 @@ def test_leave_publication_out_hides_the_case_own_paper(service: MedDiagService,
     assert lpo["own-paper"].rank is None or lpo["own-paper"].rank >= full["own-paper"].rank
 
 
+def test_each_case_says_how_much_of_its_diagnosis_rests_on_its_own_paper(
+    service: MedDiagService, cases: Path
+) -> None:
+    report = service.evaluate(cases)
+    records = {r.case_id: r for r in report.records}
+    own, other = records["own-paper"], records["other-paper"]
+    assert own.gold_facts and own.gold_facts_own == own.gold_facts  # every LDS fact rests on PMID:4
+    assert other.gold_facts == own.gold_facts and other.gold_facts_own == 0
+    groups = report.summary["by_own_publication_share"]
+    assert list(groups) == ["none", "half or fewer", "more than half", "all"]
+    assert (groups["none"]["n"], groups["all"]["n"], groups["half or fewer"]["n"]) == (1, 1, 0)
+    assert groups["none"]["top1"] == (1.0 if other.rank == 1 else 0.0)
+    assert "| all | 1 |" in report.markdown
+
+
+def test_a_resumed_record_without_fact_counts_gets_them(
+    service: MedDiagService, cases: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    service.evaluate(cases, out_dir=out)
+    path = out / "cases.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for row in rows:  # as written before the counts existed
+        del row["record"]["gold_facts"], row["record"]["gold_facts_own"]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    resumed = {r.case_id: r for r in service.evaluate(cases, out_dir=out).records}
+    assert resumed["own-paper"].gold_facts_own == resumed["own-paper"].gold_facts > 0
+    assert resumed["other-paper"].gold_facts_own == 0
+
+
 def test_naming_the_genes_is_a_separate_scenario_that_uses_them(
     service: MedDiagService, tmp_path: Path
 ) -> None:

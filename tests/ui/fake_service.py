@@ -153,6 +153,8 @@ class FakeService:
                 rank=1,
                 top10=["Marfan syndrome"],
                 seconds=0.4,
+                gold_facts=8,
+                gold_facts_own=2,
                 result=sample_result(),
             ),
             CaseRecord(

@@ -218,6 +218,7 @@ def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service,
     assert {"Top-k accuracy", "Rank of the correct diagnosis", "Latency per case"} <= titles
     table = next(f.value for f in at.dataframe if "Gold rank" in f.value.columns)
     assert list(table["Case"]) == ["PMID_1_Marfan", "PMID_2_Other"]
+    assert table["Gold facts from own paper (%)"].iloc[0] == 25  # 2 of the disease's 8 facts
     # drill-down shows the first case's hops, reusing the Ask page's renderers
     assert "Semantic · hop 1" in " ".join(m.value for m in at.markdown)
     assert len(at.get("iframe")) == 2
