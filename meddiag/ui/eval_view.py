@@ -187,6 +187,12 @@ def render_drilldown(run: EvalRun, store: ErrorTagStore) -> None:
         st.error(case.error)
     if not case.in_kb:
         st.caption("The correct diagnosis is not in the knowledge base.")
+    elif case.gold_facts and case.gold_facts_own:
+        hidden = " (hidden while this case was answered)" if run.summary.get("protocol") != "full" else ""
+        st.caption(
+            f"{case.gold_facts_own} of the diagnosis' {case.gold_facts} phenotype facts rest only on "
+            f"this case's own publications{hidden}."
+        )
     render_tagging(store, case, run.backend)
     if case.result is None:
         st.info("This case has no stored answer to inspect.")

@@ -168,6 +168,7 @@ class FakeService:
             ),
         ]
         summary = {
+            "protocol": protocol,
             "n": 2,
             "top1": 0.5,
             "backend": backend,
