@@ -118,7 +118,10 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
         lines += [
             "## By how much of the diagnosis rests only on the case's own publications (in KB)",
             "",
-            "Under leave-publication-out these facts are hidden while the case is answered.",
+            "These facts were hidden while each case was answered."
+            if summary["protocol"] == "leave-publication-out"
+            else "These facts stayed visible (full protocol): the cases in the lower rows were "
+            "answered partly from their own report.",
             "",
             "| gold disease's facts from its own publications | cases | top-1 | top-10 |",
             "|---|---|---|---|",

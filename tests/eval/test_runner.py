@@ -127,7 +127,8 @@ def test_each_case_says_how_much_of_its_diagnosis_rests_on_its_own_paper(
     assert list(groups) == ["none", "half or fewer", "more than half", "all"]
     assert (groups["none"]["n"], groups["all"]["n"], groups["half or fewer"]["n"]) == (1, 1, 0)
     assert groups["none"]["top1"] == (1.0 if other.rank == 1 else 0.0)
-    assert "| all | 1 |" in report.markdown
+    assert "| all | 1 |" in report.markdown and "were hidden while each case" in report.markdown
+    assert "stayed visible" in service.evaluate(cases, protocol="full").markdown
 
 
 def test_a_resumed_record_without_fact_counts_gets_them(
