@@ -198,7 +198,6 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
     print(f"{'':<30} in-KB ties-for     {accuracy(optimistic(kb)).line()}")
 
 
-# `hidden_share_group`'s answers, from the least to the most hidden
 def hidden_share_group(index: PhenotypeIndex, p: Prepared) -> str:
     """How much of the gold profile's evidence the case's own publications carry alone
     (the groups `meddiag eval` reports as ``by_own_publication_share``)."""
