@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from meddiag.reasoning.fallback import summarise_fallbacks
 from meddiag.schema import AskResult, Citation
 
 NOTICE = "_Research and education tool — not for clinical decisions._"
@@ -28,7 +29,11 @@ def ask_result_markdown(result: AskResult, *, hops: bool = True) -> str:
     lines = [f"# {result.question or 'Structured patient input'}", ""]
     lines.append(
         f"Backend **{result.backend}** · channels **{result.channels}** · reasoner **{result.reasoner.name}**"
-        + (f" (fallbacks: {', '.join(result.reasoner.fallbacks)})" if result.reasoner.fallbacks else "")
+        + (
+            f" (fell back to offline: {summarise_fallbacks(result.reasoner.fallbacks)})"
+            if result.reasoner.fallbacks
+            else ""
+        )
     )
     if result.excluded_sources:
         lines.append(f"Sources left out: {', '.join(result.excluded_sources)}")

@@ -12,7 +12,8 @@ never see each other's fallbacks.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TypeVar
@@ -65,3 +66,21 @@ def with_fallback(step: str, attempt: Callable[[], T], offline: Callable[[], T],
         if collector is not None:
             collector.append(f"{step}: {err}")
         return offline()
+
+
+def summarise_fallbacks(lines: Sequence[str]) -> str:
+    """The "step: reason" lines grouped by reason, for people: an endpoint that is down fails
+    every step for the same reason, and thirty copies of it hide what happened.
+
+    ``"the endpoint cannot be reached (…) — 31 steps: plan_semantic, filter_passages ×4, …"``
+    """
+    steps: dict[str, Counter[str]] = {}
+    for line in lines:
+        step, _, reason = line.partition(": ")
+        steps.setdefault(reason or step, Counter())[step] += 1
+    parts = []
+    for reason, counts in steps.items():
+        named = ", ".join(f"{s} ×{n}" if n > 1 else s for s, n in counts.items())
+        total = sum(counts.values())
+        parts.append(f"{reason} — {total} step{'s' * (total != 1)}: {named}")
+    return "; ".join(parts)

@@ -4,6 +4,9 @@ One prompt per step (`prompts.py`), a JSON reply validated with pydantic, a time
 retries from settings. Any failure — endpoint unreachable, timeout, HTTP error, a reply
 that is not the requested JSON, or a reply naming evidence that no hop retrieved — makes
 that step fall back to the offline reasoner, recorded in `fallbacks` (`fallback.py`).
+An endpoint that cannot be reached, times out or answers with an HTTP error is not asked
+again for `UNREACHABLE_PAUSE_S`: one ask runs some thirty steps, and waiting out the timeout
+on each of them would keep a clinician waiting many minutes for the offline answer.
 
 Steps that are mechanical or must be exact stay offline by design: linking the question
 to HPO ids (`parse_question`), substituting ``#N`` (`ground`) and ``Entity#N`` (`resolve`).
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -102,6 +106,12 @@ class _Final(BaseModel):
 
 # --------------------------------------------------------------------------- transport
 
+UNREACHABLE_PAUSE_S = 30.0
+
+
+class _EndpointDown(ReasonerError):
+    """The endpoint itself failed (transport, timeout, HTTP status), not one reply's content."""
+
 
 class ChatClient:
     """`POST {base_url}/chat/completions` with retries; every failure becomes a `ReasonerError`."""
@@ -118,17 +128,27 @@ class ChatClient:
         self._http = client or httpx.Client(
             base_url=settings.llm_base_url.rstrip("/"), timeout=settings.llm_timeout_s, headers=headers
         )
+        # Set when the endpoint failed: until then every step falls back at once, same reason.
+        self._down_until = 0.0
+        self._down_reason = ""
 
     def ask(self, prompt: str, shape: type[R]) -> R:
         """The model's reply to `prompt`, validated as `shape`; the last error after all retries."""
+        if time.monotonic() < self._down_until:
+            raise ReasonerError(f"the language model failed: {self._down_reason}")
         error = "no attempt"
         for _ in range(self.retries + 1):
             try:
                 return shape.model_validate(_json_object(self._complete(prompt)))
+            except _EndpointDown as err:
+                error = str(err)
+                self._down_reason, self._down_until = error, time.monotonic() + UNREACHABLE_PAUSE_S
             except ReasonerError as err:
                 error = str(err)
+                self._down_until = 0.0  # it answered: whatever failed, the endpoint is up
             except ValidationError as err:
                 error = f"the reply does not have the expected fields ({err.error_count()} problem(s))"
+                self._down_until = 0.0
         raise ReasonerError(f"the language model failed: {error}")
 
     def _complete(self, prompt: str) -> str:
@@ -141,11 +161,11 @@ class ChatClient:
         try:
             response = self._http.post("/chat/completions", json=body)
         except httpx.TimeoutException as err:
-            raise ReasonerError(f"the endpoint did not answer in time ({type(err).__name__})") from err
+            raise _EndpointDown(f"the endpoint did not answer in time ({type(err).__name__})") from err
         except httpx.HTTPError as err:
-            raise ReasonerError(f"the endpoint cannot be reached ({type(err).__name__}: {err})") from err
+            raise _EndpointDown(f"the endpoint cannot be reached ({type(err).__name__}: {err})") from err
         if response.status_code != 200:
-            raise ReasonerError(f"the endpoint answered HTTP {response.status_code}")
+            raise _EndpointDown(f"the endpoint answered HTTP {response.status_code}")
         try:
             return str(response.json()["choices"][0]["message"]["content"])
         except (ValueError, KeyError, IndexError, TypeError) as err:

@@ -10,6 +10,7 @@ import re
 import streamlit as st
 
 from meddiag.export import ask_result_json, ask_result_markdown
+from meddiag.reasoning.fallback import summarise_fallbacks
 from meddiag.schema import AskResult
 from meddiag.ui.citation_list import render_citations
 from meddiag.ui.differential_table import render_agreement, render_differential
@@ -40,7 +41,8 @@ def render_understanding(result: AskResult) -> None:
         st.warning(warning)
     if result.reasoner.fallbacks:
         st.warning(
-            f"The language model failed and the offline reasoner answered: {', '.join(result.reasoner.fallbacks)}"
+            "The language model failed and the offline reasoner answered instead: "
+            + summarise_fallbacks(result.reasoner.fallbacks)
         )
 
 

@@ -22,6 +22,7 @@ from pydantic import SecretStr
 
 from meddiag.config import Settings
 from meddiag.knowledge.hpo import Ontology
+from meddiag.reasoning import llm as llm_module
 from meddiag.reasoning.llm import LLMReasoner, check_endpoint
 from meddiag.reasoning.offline import OfflineReasoner
 from meddiag.schema import KGEvidence, RelationalHop, RelationalResult, SemanticHop, SemanticResult
@@ -178,6 +179,35 @@ def test_unreachable_endpoint_falls_back(reasoner: OfflineReasoner) -> None:
     parsed = llm.parse_question(VIGNETTE)
     assert llm.plan_relational(parsed, KGEvidence()) == reasoner.plan_relational(parsed, KGEvidence())
     assert "cannot be reached" in llm.fallbacks[0]
+
+
+def test_a_failed_endpoint_is_not_asked_again_for_a_while(
+    llm_server: ScriptedLLM, reasoner: OfflineReasoner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One ask runs some thirty steps: after the endpoint fails, the rest fall back at once."""
+    monkeypatch.setattr(llm_module, "UNREACHABLE_PAUSE_S", 0.5)
+    llm_server.script = lambda prompt: (503, "{}", 0)
+    llm = _reasoner(llm_server.url, reasoner)
+    parsed = llm.parse_question(VIGNETTE)
+    llm.plan_semantic(parsed, [])
+    llm.plan_relational(parsed, KGEvidence())
+    assert len(llm_server.requests) == 1
+    # the same reason, so a person reads one failure, not one per step
+    assert llm.fallbacks[1].partition(": ")[2] == llm.fallbacks[0].partition(": ")[2]
+    assert "HTTP 503" in llm.fallbacks[1]
+    time.sleep(0.6)
+    llm_server.script = lambda prompt: (200, json.dumps({"sub_queries": ["Which diseases fit?"]}), 0)
+    assert llm.plan_semantic(parsed, []) == ["Which diseases fit?"]  # asked again once the pause is over
+    assert len(llm_server.requests) == 2
+
+
+def test_a_bad_reply_does_not_pause_the_endpoint(llm_server: ScriptedLLM, reasoner: OfflineReasoner) -> None:
+    llm_server.script = lambda prompt: (200, "not json", 0)
+    llm = _reasoner(llm_server.url, reasoner)
+    parsed = llm.parse_question(VIGNETTE)
+    llm.plan_semantic(parsed, [])
+    llm.plan_semantic(parsed, [])
+    assert len(llm_server.requests) == 2  # the endpoint works; only that reply was unusable
 
 
 def test_unknown_entities_are_rejected(llm_server: ScriptedLLM, reasoner: OfflineReasoner) -> None:
