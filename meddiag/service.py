@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from meddiag.config import Settings, get_settings
 from meddiag.errors import InputError, KnowledgeBaseMissing, MedDiagError
@@ -207,7 +207,7 @@ class MedDiagService:
         from meddiag.reasoning.llm import check_endpoint
 
         settings = self.settings.model_copy(
-            update={"llm_base_url": base_url, "llm_model": model, "llm_api_key": api_key}
+            update={"llm_base_url": base_url, "llm_model": model, "llm_api_key": SecretStr(api_key)}
         )
         ok, message = check_endpoint(settings)
         return Health(ok=ok, message=message)

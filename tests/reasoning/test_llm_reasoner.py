@@ -26,6 +26,7 @@ from meddiag.reasoning import llm as llm_module
 from meddiag.reasoning.llm import LLMReasoner, check_endpoint
 from meddiag.reasoning.offline import OfflineReasoner
 from meddiag.schema import KGEvidence, RelationalHop, RelationalResult, SemanticHop, SemanticResult
+from meddiag.service import MedDiagService
 from tests.reasoning import world
 
 VIGNETTE = "A 14-year-old boy with spider fingers, aortic root dilatation and tall stature. No intellectual disability."
@@ -54,6 +55,7 @@ class ScriptedLLM:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:
+                outer.listed_for.append(self.headers.get("Authorization"))
                 self._send(200, {"object": "list", "data": [{"id": "test-model", "object": "model"}]})
 
             def do_POST(self) -> None:
@@ -71,6 +73,7 @@ class ScriptedLLM:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self._send(status, {"id": "x", "object": "chat.completion", "choices": [choice]})
 
+        self.listed_for: list[str | None] = []  # the Authorization header of each GET /models
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(
@@ -315,3 +318,11 @@ def test_check_endpoint_reports_reachability(llm_server: ScriptedLLM) -> None:
     assert not ok and "cannot be reached" in message
     ok, message = check_endpoint(_settings("", llm_model=""))
     assert not ok and "offline" in message
+
+
+def test_the_settings_page_check_sends_the_typed_key(llm_server: ScriptedLLM, tmp_path) -> None:
+    service = MedDiagService(Settings(home=tmp_path, llm_base_url="", llm_model=""))
+    health = service.check_llm(llm_server.url, "test-model", "sk-typed")
+    assert health.ok, health.message
+    assert llm_server.listed_for == ["Bearer sk-typed"]
+    assert service.check_llm(llm_server.url, "test-model").ok and llm_server.listed_for[-1] is None
