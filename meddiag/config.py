@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import AfterValidator, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from meddiag.errors import SettingsError
@@ -19,6 +19,27 @@ from meddiag.schema import BackendName
 # retrieval recall, while Milvus Lite's exhaustive searches, whose cost grows with the
 # dimension, get cheaper (4.40 vs 3.72 cases/s; README, Evaluation).
 DEFAULT_EMBEDDER = "lsa-192"
+
+
+def _address(schemes: tuple[str, ...], example: str, empty: str) -> AfterValidator:
+    """A connection address that is empty or starts with one of `schemes` (anything else would
+    be silently ignored, or fail later with a less helpful message)."""
+
+    def check(value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith(schemes):
+            raise ValueError(f"write it as {example}, or leave it empty for {empty}")
+        return value
+
+    return AfterValidator(check)
+
+
+NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+MilvusUri = Annotated[
+    str, _address(("http://", "https://"), "http://host:19530", "the Milvus Lite file under the home folder")
+]
+Neo4jUri = Annotated[str, _address(NEO4J_SCHEMES, "bolt://host:7687", "the local graph directory")]
+LlmUrl = Annotated[str, _address(("http://", "https://"), "http://host:11434/v1", "the offline reasoner")]
 
 
 def _default_home() -> Path:
@@ -35,12 +56,12 @@ class Settings(BaseSettings):
         description="Embedder of new builds; when unset, a built knowledge base keeps its own.",
     )
 
-    milvus_uri: str = Field(
+    milvus_uri: MilvusUri = Field(
         default="", description="Empty: Milvus Lite file under home; http(s)://: a server."
     )
     milvus_token: SecretStr = SecretStr("")
 
-    neo4j_uri: str = ""
+    neo4j_uri: Neo4jUri = ""
     neo4j_user: str = "neo4j"
     neo4j_password: SecretStr = SecretStr("")
     neo4j_database: str = "neo4j"
@@ -48,7 +69,7 @@ class Settings(BaseSettings):
     backend: BackendName = "lightrag"
     max_hops: int = 4
 
-    llm_base_url: str = ""
+    llm_base_url: LlmUrl = ""
     llm_model: str = ""
     llm_api_key: SecretStr = SecretStr("")
     llm_timeout_s: float = 30.0
@@ -98,7 +119,8 @@ def load_settings(**values: Any) -> Settings:
             name = "MEDDIAG_" + "_".join(str(part) for part in e["loc"]).upper()
             secret = any(word in name for word in ("TOKEN", "PASSWORD", "KEY"))
             value = "" if secret else f"={e['input']!r}"
-            problems.append(f"{name}{value} ({e['msg'].rstrip('.')})")
+            reason = e["msg"].removeprefix("Value error, ").rstrip(".")
+            problems.append(f"{name}{value} ({reason})")
         which = "it" if len(problems) == 1 else "them"
         raise SettingsError(
             f"Cannot use {'; '.join(problems)}. Correct or unset {which} in the environment or `.env`."

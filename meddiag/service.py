@@ -196,12 +196,12 @@ class MedDiagService:
     def check_milvus(self, uri: str) -> Health:
         from meddiag.stores.health import check_milvus
 
-        return Health(**check_milvus(uri or str(self.settings.milvus_lite_path)))
+        return Health(**check_milvus(uri.strip(), lite_path=self.settings.milvus_lite_path))
 
     def check_neo4j(self, uri: str, user: str, password: str) -> Health:
         from meddiag.stores.health import check_neo4j
 
-        return Health(**check_neo4j(uri, user, password, self.settings.neo4j_database))
+        return Health(**check_neo4j(uri.strip(), user, password, self.settings.neo4j_database))
 
     def check_llm(self, base_url: str, model: str, api_key: str = "") -> Health:
         from meddiag.reasoning.llm import check_endpoint

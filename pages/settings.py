@@ -85,17 +85,21 @@ channels = c2.selectbox(
 max_hops = c3.slider("Hop limit", 1, 8, saved.max_hops, key="settings.max_hops")
 
 if st.button("Save for this session", type="primary", key="settings.save"):
-    st.session_state[SESSION_DEFAULTS] = SessionDefaults(
-        backend=backend,
-        channels=channels,
-        max_hops=max_hops,
-        reasoner=reasoner,
-        llm_base_url=base_url,
-        llm_model=model,
-        llm_api_key=api_key,
-        milvus_uri=milvus_uri,
-        neo4j_uri=neo4j_uri,
-        neo4j_user=neo4j_user,
-        neo4j_password=neo4j_password,
-    )
-    st.success("Saved. New questions in this session use these settings.")
+    try:
+        st.session_state[SESSION_DEFAULTS] = SessionDefaults.from_form(
+            backend=backend,
+            channels=channels,
+            max_hops=max_hops,
+            reasoner=reasoner,
+            llm_base_url=base_url,
+            llm_model=model,
+            llm_api_key=api_key,
+            milvus_uri=milvus_uri,
+            neo4j_uri=neo4j_uri,
+            neo4j_user=neo4j_user,
+            neo4j_password=neo4j_password,
+        )
+    except MedDiagError as err:
+        st.error(str(err))
+    else:
+        st.success("Saved. New questions in this session use these settings.")

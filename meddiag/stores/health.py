@@ -15,11 +15,22 @@ class HealthDict(TypedDict):
     message: str
 
 
-def check_milvus(uri: str, timeout_s: float = 3.0) -> HealthDict:
-    if not uri.startswith(("http://", "https://")):
-        path = Path(uri)
-        if path.exists():
-            return {"ok": True, "message": f"Milvus Lite file present ({path.stat().st_size // 1024} KiB)."}
+def check_milvus(uri: str, timeout_s: float = 3.0, *, lite_path: Path | None = None) -> HealthDict:
+    """A Milvus server at an http(s) `uri`; with no `uri`, the Milvus Lite file at `lite_path`."""
+    if uri and not uri.startswith(("http://", "https://")):
+        return {
+            "ok": False,
+            "message": f"{uri!r} is not a Milvus server address: write it as http://host:19530, or "
+            "leave it empty for the Milvus Lite file of the knowledge base.",
+        }
+    if not uri:
+        if lite_path is None:
+            return {"ok": False, "message": "No Milvus server address given."}
+        if lite_path.exists():
+            return {
+                "ok": True,
+                "message": f"Milvus Lite file present ({lite_path.stat().st_size // 1024} KiB).",
+            }
         return {"ok": False, "message": "No Milvus Lite file yet: build the knowledge base first."}
     from pymilvus import MilvusClient
 
@@ -38,12 +49,17 @@ def check_neo4j(
     if not uri:
         return {"ok": False, "message": "No Neo4j URI set; the local graph store is used."}
     from neo4j import GraphDatabase
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable
+    from neo4j.exceptions import ConfigurationError, Neo4jError, ServiceUnavailable
 
     try:
         with GraphDatabase.driver(uri, auth=(user, password), connection_timeout=timeout_s) as driver:
             driver.verify_connectivity()
             records, _, _ = driver.execute_query("RETURN 1 AS ok", database_=database)
+    except ConfigurationError:
+        return {
+            "ok": False,
+            "message": f"{uri!r} is not a Neo4j address: write it as bolt://host:7687 or neo4j://host:7687.",
+        }
     except (ServiceUnavailable, Neo4jError, OSError, ValueError) as err:
         return {"ok": False, "message": f"Neo4j at {uri} is unreachable: {err.__class__.__name__}."}
     return {"ok": bool(records), "message": f"Neo4j reachable (database {database})."}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
-from meddiag.config import Settings
+from meddiag.config import LlmUrl, MilvusUri, Neo4jUri, Settings
+from meddiag.errors import InputError
 from meddiag.schema import BackendName, Channels
 
 ASK_RESULT = "ask.result"
@@ -22,6 +23,9 @@ EVAL_REPORT = "eval.report"
 SESSION_DEFAULTS = "settings.defaults"
 
 
+_FIELD_LABELS = {"llm_base_url": "Endpoint base URL", "milvus_uri": "Milvus URI", "neo4j_uri": "Neo4j URI"}
+
+
 class SessionDefaults(BaseModel):
     """What the Settings page saves for this browser session.
 
@@ -33,13 +37,27 @@ class SessionDefaults(BaseModel):
     channels: Channels = "both"
     max_hops: int = Field(default=4, ge=1, le=8)
     reasoner: str = "offline"  # "offline" or "llm"
-    llm_base_url: str = ""
+    llm_base_url: LlmUrl = ""
     llm_model: str = ""
     llm_api_key: str = ""
-    milvus_uri: str = ""
-    neo4j_uri: str = ""
+    milvus_uri: MilvusUri = ""
+    neo4j_uri: Neo4jUri = ""
     neo4j_user: str = "neo4j"
     neo4j_password: str = ""
+
+    @classmethod
+    def from_form(cls, **values: Any) -> SessionDefaults:
+        """What the Settings page saves; `InputError` naming each field it cannot use, so an
+        unusable address is refused there rather than breaking every page of the session."""
+        try:
+            return cls(**values)
+        except ValidationError as err:
+            problems = [
+                f"{_FIELD_LABELS.get(str(e['loc'][0]), str(e['loc'][0]))}: "
+                + e["msg"].removeprefix("Value error, ").rstrip(".")
+                for e in err.errors(include_url=False)
+            ]
+            raise InputError("Not saved. " + "; ".join(problems) + ".") from err
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SessionDefaults:

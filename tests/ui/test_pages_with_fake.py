@@ -179,6 +179,17 @@ def test_settings_saves_session_defaults_and_reports_health(fake_service):
     assert (saved.backend, saved.max_hops, saved.reasoner) == ("minirag", 2, "llm")
 
 
+def test_settings_refuses_an_address_it_could_not_use_and_keeps_the_old_ones(fake_service):
+    at = open_app("pages/settings.py")
+    at.text_input(key="settings.milvus_uri").input("localhost:19530").run()
+    at.button(key="settings.save").click().run()
+    assert not at.exception
+    assert any("Not saved. Milvus URI: write it as http://host:19530" in e for e in errors(at))
+    assert at.session_state["settings.defaults"].milvus_uri == ""
+    at.switch_page("pages/ask.py").run()  # the session still works
+    assert not at.exception and at.text_area(key="ask.question")
+
+
 def test_explorer_finds_an_entity_and_draws_its_neighbourhood(fake_service):
     at = open_app("pages/graph_explorer.py")
     at.text_input(key="explorer.query").input("marfan").run()
