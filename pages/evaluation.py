@@ -94,8 +94,8 @@ if runs:
     with st.expander("Summary (JSON)"):
         st.json(latest.summary)
     render_charts(runs)
-    render_cases_table(latest)
-    render_drilldown(latest, store)
+    shown = render_cases_table(latest)
+    render_drilldown(latest, store, shown)
 
 st.subheader("Error tags")
 render_tag_summary(store)

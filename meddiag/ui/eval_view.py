@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -65,7 +65,16 @@ def share_within(ranks: Sequence[int | None], k: int) -> float:
     return sum(1 for r in ranks if r is not None and r <= k) / len(ranks) if ranks else 0.0
 
 
-def cases_frame(run: EvalRun) -> pd.DataFrame:
+# What the case table and the drill-down can be narrowed to, for inspecting errors.
+CASE_FILTERS: dict[str, Callable[[CaseRow], bool]] = {
+    "all cases": lambda c: True,
+    "not ranked first": lambda c: c.gold_rank != 1,
+    "not in the top 10": lambda c: c.gold_rank is None or c.gold_rank > 10,
+    "with an error": lambda c: bool(c.error),
+}
+
+
+def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
     rows = [
         {
             "Case": c.case_id,
@@ -78,7 +87,7 @@ def cases_frame(run: EvalRun) -> pd.DataFrame:
             "Seconds": round(c.seconds, 2),
             "Error": c.error,
         }
-        for c in run.cases
+        for c in cases
     ]
     columns = [
         "Case",
@@ -94,9 +103,15 @@ def cases_frame(run: EvalRun) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def render_cases_table(run: EvalRun) -> None:
+def render_cases_table(run: EvalRun) -> list[CaseRow]:
+    """The case table, narrowed by the chosen filter; returns the cases it shows."""
+    choice = (
+        st.segmented_control("Show", list(CASE_FILTERS), default="all cases", key="eval.case_filter")
+        or "all cases"
+    )
+    shown = [c for c in run.cases if CASE_FILTERS[choice](c)]
     st.dataframe(
-        cases_frame(run),
+        cases_frame(shown),
         hide_index=True,
         key="eval.cases",
         column_config={
@@ -107,6 +122,7 @@ def render_cases_table(run: EvalRun) -> None:
             )
         },
     )
+    return shown
 
 
 def render_charts(runs: Sequence[EvalRun]) -> None:
@@ -172,13 +188,15 @@ def render_tag_summary(store: ErrorTagStore) -> None:
     st.caption(f"Saved in {Path(store.path).name} under the MedDiag home folder.")
 
 
-def render_drilldown(run: EvalRun, store: ErrorTagStore) -> None:
-    ids = [c.case_id for c in run.cases]
+def render_drilldown(run: EvalRun, store: ErrorTagStore, cases: Sequence[CaseRow] | None = None) -> None:
+    """Every hop of one case; `cases` (default: all of the run's) are the ones to pick from."""
+    cases = run.cases if cases is None else cases
+    ids = [c.case_id for c in cases]
     if not ids:
-        st.info("No case was evaluated.")
+        st.info("No case to inspect." if run.cases else "No case was evaluated.")
         return
     picked = st.selectbox("Inspect a case", ids, key="eval.case")
-    case = run.cases[ids.index(picked)]
+    case = cases[ids.index(picked)]
     gold = ", ".join(
         f"{label} ({i})" for label, i in zip(case.gold_labels, case.gold, strict=False)
     ) or ", ".join(case.gold)

@@ -215,6 +215,22 @@ def test_evaluation_needs_a_file_and_shows_tag_summary(fake_service):
     assert list(summary["Cases"]) == [0, 0, 0, 0, 0]
 
 
+def test_evaluation_cases_can_be_narrowed_to_the_misses(fake_service, tmp_path):
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("{}\n")
+    at = open_app("pages/evaluation.py")
+    at.text_input(key="eval.path").input(str(cases)).run()
+    at.button(key="eval.run").click().run()
+    at.segmented_control(key="eval.case_filter").set_value("not ranked first").run()
+    assert not at.exception
+    table = next(f.value for f in at.dataframe if "Gold rank" in f.value.columns)
+    assert list(table["Case"]) == ["PMID_2_Other"]
+    assert at.selectbox(key="eval.case").options == ["PMID_2_Other"]  # the drill-down follows
+    at.segmented_control(key="eval.case_filter").set_value("with an error").run()
+    assert not at.exception
+    assert "No case to inspect." in [i.value for i in at.info]
+
+
 def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service, tmp_path):
     cases = tmp_path / "cases.jsonl"
     cases.write_text("{}\n")
