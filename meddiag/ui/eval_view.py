@@ -74,6 +74,13 @@ CASE_FILTERS: dict[str, Callable[[CaseRow], bool]] = {
 }
 
 
+def _names(case: CaseRow) -> dict[str, str]:
+    """Disease names from the stored answer, so the table reads as a clinician would say it."""
+    if case.result is None:
+        return {}
+    return {d.id: d.name for d in case.result.synthesis.differential if d.name}
+
+
 def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
     rows = [
         {
@@ -83,7 +90,7 @@ def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
             "Baseline rank": c.baseline_rank,
             "Gold in KB": c.in_kb,
             "Gold facts from own paper (%)": None if c.own_share is None else round(100 * c.own_share),
-            "Top 3": "; ".join(c.top10[:3]),
+            "Top 3": "; ".join(_names(c).get(d, d) for d in c.top10[:3]),
             "Seconds": round(c.seconds, 2),
             "Error": c.error,
         }

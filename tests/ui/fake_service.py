@@ -151,7 +151,7 @@ class FakeService:
                 in_kb=True,
                 question="q1",
                 rank=1,
-                top10=["Marfan syndrome"],
+                top10=["OMIM:154700", "OMIM:236200"],
                 seconds=0.4,
                 gold_facts=8,
                 gold_facts_own=2,
@@ -163,7 +163,7 @@ class FakeService:
                 in_kb=False,
                 question="q2",
                 rank=None,
-                top10=["Marfan syndrome"],
+                top10=["OMIM:154700"],
                 seconds=0.6,
             ),
         ]

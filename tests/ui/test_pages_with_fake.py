@@ -246,6 +246,7 @@ def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service,
     table = next(f.value for f in at.dataframe if "Gold rank" in f.value.columns)
     assert list(table["Case"]) == ["PMID_1_Marfan", "PMID_2_Other"]
     assert table["Gold facts from own paper (%)"].iloc[0] == 25  # 2 of the disease's 8 facts
+    assert list(table["Top 3"]) == ["Marfan syndrome; Homocystinuria", "OMIM:154700"]  # names when known
     assert any(
         "2 of the diagnosis' 8 phenotype facts rest only on this case's own publications (hidden" in c.value
         for c in at.caption
