@@ -30,8 +30,14 @@ def render_synthesis(result: AskResult, *, key: str) -> None:
 
 def render_understanding(result: AskResult) -> None:
     p = result.parsed
-    found = ", ".join(f"{f.label} ({f.hpo_id}{', excluded' if f.excluded else ''})" for f in p.findings)
-    st.caption(f"Understood findings: {found or 'none'}")
+
+    def listed(excluded: bool) -> str:
+        return ", ".join(f"{f.label} ({f.hpo_id})" for f in p.findings if f.excluded == excluded)
+
+    present, absent = listed(False), listed(True)
+    st.caption(f"Understood findings: {present or 'none'}")
+    if absent:  # published cases often list dozens of features checked and absent
+        st.caption(f"Understood as absent: {absent}")
     if p.variant_genes:
         st.caption(
             f"Genes with a reported variant: {', '.join(p.variant_genes)} "

@@ -183,7 +183,10 @@ def sample_result(*, channels: str = "both") -> AskResult:
         parsed=ParsedQuestion(
             text=QUESTION,
             kind="diagnosis",
-            findings=[Finding(hpo_id="HP:0001166", label="Arachnodactyly")],
+            findings=[
+                Finding(hpo_id="HP:0001166", label="Arachnodactyly"),
+                Finding(hpo_id="HP:0001249", label="Intellectual disability", excluded=True),
+            ],
         ),
         semantic=semantic,
         relational=relational,

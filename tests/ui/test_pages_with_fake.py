@@ -94,6 +94,9 @@ def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):
     markdown = " ".join(m.value for m in at.markdown)
     assert "Semantic · hop 1" in markdown and "Relational · hop 2" in markdown
     assert "Marfan syndrome is the leading diagnosis" in markdown
+    captions = [c.value for c in at.caption]
+    assert "Understood findings: Arachnodactyly (HP:0001166)" in captions
+    assert "Understood as absent: Intellectual disability (HP:0001249)" in captions
     labels = [e.label for e in at.expander]
     assert any(label.startswith("[1] passage profile/OMIM:154700") for label in labels)
     assert any(label.startswith("[3] triple (Homocystinuria <CBS>") for label in labels)
