@@ -68,9 +68,12 @@ class EvalOptions(BaseModel):
     genes: bool = False  # name the case's genes in the question (not the phenotype-only benchmark)
     input: InputForm = "text"
 
-    def fingerprint(self) -> str:
-        """Identifies runs whose per-case results may be reused when resuming."""
+    def fingerprint(self, build_id: str = "") -> str:
+        """Identifies runs whose per-case results may be reused when resuming: same cases, same
+        options, and the same knowledge-base build (`build_id`; a rebuilt index answers anew)."""
         key = f"{self.path.resolve()}|{self.protocol}|{self.backend}|{self.channels}|{self.max_hops}"
+        if build_id:
+            key += f"|{build_id}"
         if self.genes:
             key += "|genes"
         if self.input != "text":
@@ -280,7 +283,7 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     if not cases:
         raise InputError(f"No usable phenopacket in {options.path} (skipped: {dict(loaded.skipped)}).")
     gold = _gold_context(engine, options.baseline)
-    fingerprint = options.fingerprint()
+    fingerprint = options.fingerprint(engine.kb.manifest.build_id)
     out_file = options.out_dir / "cases.jsonl" if options.out_dir else None
     done = _resume(out_file, fingerprint) if out_file else {}
     for c in cases:  # records written before the fact counts existed get them now

@@ -200,6 +200,20 @@ def test_a_run_writes_cases_summary_report_and_resumes(
     assert "MedDiag evaluation" in second.markdown
 
 
+def test_records_from_another_knowledge_base_build_are_answered_again(
+    service: MedDiagService, cases: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    service.evaluate(cases, out_dir=out)
+    path = out / "cases.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    older = EvalOptions(path=cases).fingerprint("an-earlier-build")
+    assert rows[0]["fingerprint"] != older
+    path.write_text("".join(json.dumps({**r, "fingerprint": older}) + "\n" for r in rows), encoding="utf-8")
+    service.evaluate(cases, out_dir=out)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 2 * len(rows)  # both answered anew
+
+
 def test_an_interrupted_run_drops_the_queued_cases_and_keeps_the_written_ones(
     service: MedDiagService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
