@@ -92,6 +92,11 @@ _AGE_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\baged?[:\s]+" + _NUM + r"(?:[\s-]*(year|yr|y|month|mo|week|wk|day|d)s?)?\b", re.IGNORECASE),
 )
 _ISO_AGE = re.compile(r"\bP(?=\d)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?\b")
+# Clinical shorthand: "2y 3m", "2y3m", "4 yo", "4y/o", "7 yrs", "18 mos". A bare "3m" is left
+# alone unless it follows the years: on its own it may as well be a length.
+_SHORT_AGE = re.compile(
+    r"\b(\d+)(?:y|\s*(?:yo|y/o|yrs?))(?![a-z])(?:\s*(\d+)\s*(?:m|mos?)\b)?|\b(\d+)\s*mos?\b", re.IGNORECASE
+)
 _NEWBORN = re.compile(r"\b(newborn|neonate|new-born)\b", re.IGNORECASE)
 
 _FEMALE_NOUNS = frozenset({"girl", "woman", "female", "daughter", "lady", "women", "girls"})
@@ -595,7 +600,8 @@ def _dedupe(findings: list[tuple[int, Finding]], warnings: list[str]) -> list[Fi
 
 
 def parse_age(text: str) -> float | None:
-    """Age in years from "6-year-old", "3 months old", "aged 45", "newborn" or ISO 8601 "P6Y3M"."""
+    """Age in years from "6-year-old", "3 months old", "aged 45", "2y 3m", "4 yo", "18 mos",
+    "newborn" or ISO 8601 "P6Y3M"."""
     best: tuple[int, float] | None = None
     for pattern in _AGE_PATTERNS:
         for m in pattern.finditer(text):
@@ -604,6 +610,11 @@ def parse_age(text: str) -> float | None:
             years = value * _UNIT_YEARS[unit]
             if best is None or m.start() < best[0]:
                 best = (m.start(), years)
+    for m in _SHORT_AGE.finditer(text):
+        years_part, months_part, months_only = m.groups()
+        years = int(months_only) / 12 if months_only else int(years_part) + int(months_part or 0) / 12
+        if best is None or m.start() < best[0]:
+            best = (m.start(), years)
     for m in _ISO_AGE.finditer(text):
         y, mo, w, d = (int(g) if g else 0 for g in m.groups())
         years = y + mo / 12 + w * 7 / 365.25 + d / 365.25

@@ -92,6 +92,14 @@ def test_negation_does_not_leak_into_the_next_sentence(linker: PhraseLinker) -> 
         ("age at last encounter P6Y", 6.0),
         ("age P1Y6M", 1.5),
         ("a six-year-old boy", 6.0),
+        ("girl, 2y 3m, hypotonia", 2.25),
+        ("girl, 2y3m, hypotonia", 2.25),
+        ("4 yo boy with ataxia", 4.0),
+        ("4y/o boy", 4.0),
+        ("7 yrs, seizures", 7.0),
+        ("18 mos, hypotonia", 1.5),
+        ("height 1.5 m, arm span 3m", None),  # a bare "m" is a length, not an age
+        ("type 2 diabetes", None),
         ("seizures", None),
     ],
 )
