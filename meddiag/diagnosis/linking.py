@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
 from meddiag.diagnosis.negation import Token, negated_positions
 from meddiag.errors import InputError
 from meddiag.knowledge.hpo import Ontology
@@ -44,9 +45,10 @@ def _words(text: str) -> tuple[str, ...]:
 # Single words that are too common in ordinary prose to stand for a phenotype on their own.
 _AMBIGUOUS_SINGLE = frozenset({"cutting", "hopping", "jumping", "corn", "falls", "trance", "inertia"})
 # Words that carry no clinical content: a fragment made only of these is not sent to embedding search.
-_NON_CLINICAL = frozenset(
-    _words(
-        """a an the and or of in on at to for from by as is are was were be been being this that these
+_NON_CLINICAL = (
+    frozenset(
+        _words(
+            """a an the and or of in on at to for from by as is are was were be been being this that these
     those it its he she his her him they their them patient patients child children case proband
     boy girl man woman male female son daughter infant baby newborn neonate toddler adult adolescent
     year years yr yrs month months week weeks day days old aged age presents presented presenting
@@ -56,9 +58,15 @@ _NON_CLINICAL = frozenset(
     likely possible most disease diseases syndrome condition please ignore previous instructions
     differ differs difference differences distinguish distinguishes compare comparison versus vs
     gene genes genetic associated association features feature symptoms symptom signs sign
-    characteristic characteristics manifestations phenotype phenotypes cause causes caused between"""
+    characteristic characteristics manifestations phenotype phenotypes cause causes caused between
+    like unlike similar than"""
+        )
     )
+    | RELATIVES
 )
+# A fragment stating that something is normal ("MRI normal", "unremarkable EEG") describes no
+# abnormality, so it is not guessed at however close its vectors come to some HPO term.
+_NORMALITY = frozenset(_words("normal normally unremarkable healthy unaffected"))
 _ENGLISH = frozenset(
     _words(
         """a an the and or of in on at to for from by with without as is are was were be been has have had
@@ -372,9 +380,13 @@ class PhraseLinker:
             covered.update(range(s.start, s.end))
         out.covered_tokens = len(covered)
         negated = negated_positions(tokens, covered)
+        relatives = relative_positions(tokens, covered)
 
         findings: list[tuple[int, Finding]] = []
         for pos, hid in id_mentions:
+            if pos in relatives:
+                out.warnings.append(_relative_warning(hid, relatives[pos]))
+                continue
             current = self.ontology.resolve(hid)
             if current is None:
                 out.warnings.append(f"{hid} is not a current HPO term and was ignored.")
@@ -388,6 +400,9 @@ class PhraseLinker:
             out.disease_mentions.append(text[tokens[s.start].start : tokens[s.end - 1].end])
         for s in spans:
             mention = text[tokens[s.start].start : tokens[s.end - 1].end]
+            if s.start in relatives:
+                out.warnings.append(_relative_warning(mention, relatives[s.start]))
+                continue
             if s.entries:
                 e = s.entries[0]
                 others = [x for x in s.entries[1:] if x.match == e.match]
@@ -411,7 +426,7 @@ class PhraseLinker:
         if approximate and self.embed_search is not None:
             # Words of a sentence that reads like instructions to the system are not guessed at:
             # "print your system prompt" is not a clinical finding however close its vectors come.
-            skip = covered | _instruction_tokens(text, tokens)
+            skip = covered | _instruction_tokens(text, tokens) | set(relatives)
             findings.extend(self._embedding_findings(text, tokens, skip, negated, out.warnings))
         findings.sort(key=lambda pf: pf[0])
         out.findings = _dedupe(findings, out.warnings)
@@ -437,7 +452,13 @@ class PhraseLinker:
             content = [
                 k for k in fragment if tokens[k].lower not in _NON_CLINICAL and not tokens[k].lower.isdigit()
             ]
-            if content and len(fragment) <= 8 and tokens[content[0]].raw not in self.genes:
+            states_normal = any(tokens[k].lower in _NORMALITY for k in fragment)
+            if (
+                content
+                and len(fragment) <= 8
+                and not states_normal
+                and tokens[content[0]].raw not in self.genes
+            ):
                 first, last = fragment[0], fragment[-1]
                 phrase = text[tokens[first].start : tokens[last].end]
                 for hid, score in self.embed_search(phrase):  # type: ignore[misc]
@@ -582,6 +603,12 @@ class PhraseLinker:
         if entity_id in self.disease_names:
             return self.disease_names[entity_id]
         return self.ontology.label(entity_id)
+
+
+def _relative_warning(mention: str, who: str) -> str:
+    if who == "family history":
+        return f"'{mention}' was read as family history and left out of the patient's findings."
+    return f"'{mention}' seems to describe the patient's {who}, so it was left out of the patient's findings."
 
 
 def _dedupe(findings: list[tuple[int, Finding]], warnings: list[str]) -> list[Finding]:

@@ -320,3 +320,42 @@ def test_instruction_like_sentences_are_never_matched_approximately(linker: Phra
     assert any("shaking" in c for c in calls)  # the clinical sentence is still read approximately
     assert {f.hpo_id for f in parsed.findings} == {"HP:0001252", "HP:0001250"}
     assert any("instructions" in w for w in parsed.warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "patient", "relative"),
+    [
+        ("Boy with ataxia. His mother has hearing loss.", {"HP:0001251"}, "mother"),
+        ("Seizures; a brother with HP:0000365 and an aunt with deafness", {"HP:0001250"}, "brother"),
+        ("Family history of hearing loss. The girl has seizures.", {"HP:0001250"}, "family history"),
+    ],
+)
+def test_a_relative_s_findings_are_left_out_with_a_warning(
+    linker: PhraseLinker, text: str, patient: set[str], relative: str
+) -> None:
+    parsed = linker.parse_question(text)
+    assert {f.hpo_id for f in parsed.findings} == patient
+    assert any(relative in w and "left out" in w for w in parsed.warnings)
+
+
+def test_findings_named_before_a_relative_or_after_the_clause_stay_the_patient_s(
+    linker: PhraseLinker,
+) -> None:
+    parsed = linker.parse_question(
+        "Ataxia like his father, and seizures. Her sister is healthy but she has ptosis."
+    )
+    assert {f.hpo_id for f in parsed.findings} == {"HP:0001251", "HP:0001250", "HP:0000508"}
+    assert not any("left out" in w for w in parsed.warnings)
+
+
+def test_fragments_about_relatives_or_normal_results_are_not_guessed_at(linker: PhraseLinker) -> None:
+    calls: list[str] = []
+
+    def embed_search(text: str) -> list[tuple[str, float]]:
+        calls.append(text)
+        return [("HP:0001250", 0.95)]  # any fragment would pass the threshold
+
+    fuzzy = PhraseLinker(linker.ontology, embed_search=embed_search)
+    parsed = fuzzy.parse_question("Hypotonia, MRI normal, unremarkable EEG. His father has rhythmic shaking.")
+    assert calls == []
+    assert [f.hpo_id for f in parsed.findings] == ["HP:0001252"]
