@@ -27,6 +27,16 @@ def clean_question(question: str | None, patient: PatientInput | None) -> str:
         patient is None or not (patient.observed or patient.excluded or patient.genes or patient.note)
     ):
         raise InputError("The question is empty: type the patient's findings or fill in the patient form.")
+    if (
+        not text
+        and patient is not None
+        and patient.excluded
+        and not (patient.observed or patient.genes or patient.note)
+    ):
+        # Absent findings narrow a differential but cannot start one.
+        raise InputError(
+            "Only findings the patient does not have were given: add at least one finding the patient has."
+        )
     return text
 
 

@@ -232,6 +232,7 @@ def test_excluded_sources_reach_every_retrieval() -> None:
         ("seizure " * 12_500, None, {}, "characters long"),
         ("", PatientInput(observed=["seizure"]), {}, "not HPO term ids"),
         ("", PatientInput(observed=["HP:0001250"], excluded=["HP:0001250"]), {}, "both present and absent"),
+        ("", PatientInput(excluded=["HP:0001250"]), {}, "at least one finding the patient has"),
         (QUESTION, None, {"max_hops": 0}, "hops"),
     ],
 )
