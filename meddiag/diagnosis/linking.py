@@ -112,7 +112,10 @@ _MALE_NOUNS = frozenset({"boy", "man", "male", "son", "gentleman", "men", "boys"
 _FEMALE_PRONOUNS = frozenset({"she", "her", "hers", "herself"})
 _MALE_PRONOUNS = frozenset({"he", "him", "his", "himself"})
 
-_COMPARE_CUE = re.compile(r"\b(differ|difference|differences|distinguish|versus|vs|compare|comparison)\b")
+_COMPARE_CUE = re.compile(
+    r"\b(differs?|difference|differences|distinguish(?:es|ing)?|differentiat(?:e|es|ing)|versus|vs"
+    r"|compared?|comparing|comparison)\b"
+)
 # Words reporting a variant: a gene named beside one (`reported_variants`) ranks its diseases first.
 _VARIANT_CUE = re.compile(
     r"\b(variants?|mutations?|mutated|pathogenic|(compound )?heterozygous|homozygous|hemizygous|de novo"

@@ -176,6 +176,9 @@ def test_a_long_list_of_genes_after_one_variant_word_is_reported_whole() -> None
         ("Which genes are associated with Marfan syndrome?", "genes", [MARFAN]),
         ("What are the features of Marfan syndrome?", "features", [MARFAN]),
         ("How do Marfan syndrome and Apert syndrome differ?", "compare", [MARFAN, APERT]),
+        ("What distinguishes Marfan syndrome from Apert syndrome?", "compare", [MARFAN, APERT]),
+        ("How to differentiate Marfan syndrome and Apert syndrome", "compare", [MARFAN, APERT]),
+        ("Marfan syndrome compared with Apert syndrome", "compare", [MARFAN, APERT]),
         ("A 6-year-old girl with seizures and hypotonia. What is the diagnosis?", "diagnosis", []),
         (
             "A boy with seizures and Marfan syndrome in his father; a variant in FBN1 was found. "
