@@ -131,13 +131,18 @@ def test_each_case_says_how_much_of_its_diagnosis_rests_on_its_own_paper(
     assert "stayed visible" in service.evaluate(cases, protocol="full").markdown
 
 
+def _written_rows(service: MedDiagService, cases: Path, out: Path) -> tuple[Path, list[dict]]:
+    """Run once into `out`; the per-case file and its rows, for a test to rewrite."""
+    service.evaluate(cases, out_dir=out)
+    path = out / "cases.jsonl"
+    return path, [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
 def test_a_resumed_record_without_fact_counts_gets_them(
     service: MedDiagService, cases: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    service.evaluate(cases, out_dir=out)
-    path = out / "cases.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    path, rows = _written_rows(service, cases, out)
     for row in rows:  # as written before the counts existed
         del row["record"]["gold_facts"], row["record"]["gold_facts_own"]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -204,9 +209,7 @@ def test_records_from_another_knowledge_base_build_are_answered_again(
     service: MedDiagService, cases: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    service.evaluate(cases, out_dir=out)
-    path = out / "cases.jsonl"
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    path, rows = _written_rows(service, cases, out)
     older = EvalOptions(path=cases).fingerprint("an-earlier-build")
     assert rows[0]["fingerprint"] != older
     path.write_text("".join(json.dumps({**r, "fingerprint": older}) + "\n" for r in rows), encoding="utf-8")
