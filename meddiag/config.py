@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, SecretStr, ValidationError
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from meddiag.errors import SettingsError
@@ -34,12 +35,13 @@ def _address(schemes: tuple[str, ...], example: str, empty: str) -> AfterValidat
     return AfterValidator(check)
 
 
+HTTP_SCHEMES = ("http://", "https://")
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 MilvusUri = Annotated[
-    str, _address(("http://", "https://"), "http://host:19530", "the Milvus Lite file under the home folder")
+    str, _address(HTTP_SCHEMES, "http://host:19530", "the Milvus Lite file under the home folder")
 ]
 Neo4jUri = Annotated[str, _address(NEO4J_SCHEMES, "bolt://host:7687", "the local graph directory")]
-LlmUrl = Annotated[str, _address(("http://", "https://"), "http://host:11434/v1", "the offline reasoner")]
+LlmUrl = Annotated[str, _address(HTTP_SCHEMES, "http://host:11434/v1", "the offline reasoner")]
 
 
 def _default_home() -> Path:
@@ -86,7 +88,7 @@ class Settings(BaseSettings):
 
     @property
     def uses_milvus_server(self) -> bool:
-        return self.milvus_uri.startswith(("http://", "https://"))
+        return self.milvus_uri.startswith(HTTP_SCHEMES)
 
     @property
     def embedder_chosen(self) -> bool:
@@ -109,6 +111,11 @@ class Settings(BaseSettings):
         return bool(self.llm_base_url and self.llm_model)
 
 
+def error_reason(error: ErrorDetails) -> str:
+    """A validation error's message as a clause: our own checks' text without pydantic's prefix."""
+    return error["msg"].removeprefix("Value error, ").rstrip(".")
+
+
 def load_settings(**values: Any) -> Settings:
     """Settings from the environment (and `values`), or a `SettingsError` naming each unusable variable."""
     try:
@@ -119,8 +126,7 @@ def load_settings(**values: Any) -> Settings:
             name = "MEDDIAG_" + "_".join(str(part) for part in e["loc"]).upper()
             secret = any(word in name for word in ("TOKEN", "PASSWORD", "KEY"))
             value = "" if secret else f"={e['input']!r}"
-            reason = e["msg"].removeprefix("Value error, ").rstrip(".")
-            problems.append(f"{name}{value} ({reason})")
+            problems.append(f"{name}{value} ({error_reason(e)})")
         which = "it" if len(problems) == 1 else "them"
         raise SettingsError(
             f"Cannot use {'; '.join(problems)}. Correct or unset {which} in the environment or `.env`."

@@ -55,5 +55,5 @@ class PhenotypeFacts:
                 ids[e] = None
                 ids.update(dict.fromkeys(self.equivalents.get(e, ())))
         facts = [s for d in ids for s in self.sources.get(d, ())]
-        own = sum(1 for s in facts if not visible(list(s), case_sources))
+        own = sum(1 for s in facts if not visible(s, case_sources))
         return own, len(facts)

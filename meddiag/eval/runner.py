@@ -122,6 +122,8 @@ def _gold_context(engine: Engine, with_baseline: bool) -> _Gold:
     for rel in graph.iter_relations(["EQUIVALENT_TO"]):
         equivalents.setdefault(rel.subject, []).append(rel.object)
         equivalents.setdefault(rel.object, []).append(rel.subject)
+    # One pass over the phenotype facts serves the fact counts and, when asked, the baseline.
+    phenotype = list(graph.iter_relations(["HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE"]))
     index = None
     if with_baseline:
         from meddiag.knowledge.hpo import Ontology
@@ -129,9 +131,8 @@ def _gold_context(engine: Engine, with_baseline: bool) -> _Gold:
 
         ontology = Ontology.from_obo(packaged_sources().hp_obo)
         names = {e.id: e.name for e in graph.iter_entities(["Disease"])}
-        rels = graph.iter_relations(["HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE"])
-        index = baseline_index(ontology, rels, names)
-    facts = PhenotypeFacts.from_relations(graph.iter_relations(["HAS_PHENOTYPE"]), equivalents)
+        index = baseline_index(ontology, phenotype, names)
+    facts = PhenotypeFacts.from_relations(phenotype, equivalents)
     return _Gold(known=known, equivalents=equivalents, baseline=index, facts=facts)
 
 

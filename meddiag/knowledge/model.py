@@ -7,6 +7,7 @@ retrieval can leave sources out without rebuilding the index.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,7 +91,7 @@ class Chunk(KBModel):
     generated: bool = False
 
 
-def visible(sources: list[str], excluded: frozenset[str]) -> bool:
+def visible(sources: Sequence[str], excluded: frozenset[str]) -> bool:
     """Whether a fact survives leaving `excluded` sources out: it must rest on something else."""
     if not excluded:
         return True

@@ -9,23 +9,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
+from meddiag.config import HTTP_SCHEMES
+
 
 class HealthDict(TypedDict):
     ok: bool
     message: str
 
 
-def check_milvus(uri: str, timeout_s: float = 3.0, *, lite_path: Path | None = None) -> HealthDict:
+def check_milvus(uri: str, timeout_s: float = 3.0, *, lite_path: Path) -> HealthDict:
     """A Milvus server at an http(s) `uri`; with no `uri`, the Milvus Lite file at `lite_path`."""
-    if uri and not uri.startswith(("http://", "https://")):
+    if uri and not uri.startswith(HTTP_SCHEMES):
         return {
             "ok": False,
             "message": f"{uri!r} is not a Milvus server address: write it as http://host:19530, or "
             "leave it empty for the Milvus Lite file of the knowledge base.",
         }
     if not uri:
-        if lite_path is None:
-            return {"ok": False, "message": "No Milvus server address given."}
         if lite_path.exists():
             return {
                 "ok": True,

@@ -74,11 +74,10 @@ CASE_FILTERS: dict[str, Callable[[CaseRow], bool]] = {
 }
 
 
-def _names(case: CaseRow) -> dict[str, str]:
-    """Disease names from the stored answer, so the table reads as a clinician would say it."""
-    if case.result is None:
-        return {}
-    return {d.id: d.name for d in case.result.synthesis.differential if d.name}
+def _top3(case: CaseRow) -> str:
+    """The three best diseases, by name where the stored answer has it (as a clinician says them)."""
+    names = {d.id: d.name for d in case.result.synthesis.differential if d.name} if case.result else {}
+    return "; ".join(names.get(d, d) for d in case.top10[:3])
 
 
 def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
@@ -90,7 +89,7 @@ def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
             "Baseline rank": c.baseline_rank,
             "Gold in KB": c.in_kb,
             "Gold facts from own paper (%)": None if c.own_share is None else round(100 * c.own_share),
-            "Top 3": "; ".join(_names(c).get(d, d) for d in c.top10[:3]),
+            "Top 3": _top3(c),
             "Seconds": round(c.seconds, 2),
             "Error": c.error,
         }

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from meddiag.config import LlmUrl, MilvusUri, Neo4jUri, Settings
+from meddiag.config import LlmUrl, MilvusUri, Neo4jUri, Settings, error_reason
 from meddiag.errors import InputError
 from meddiag.schema import BackendName, Channels
 
@@ -53,8 +53,7 @@ class SessionDefaults(BaseModel):
             return cls(**values)
         except ValidationError as err:
             problems = [
-                f"{_FIELD_LABELS.get(str(e['loc'][0]), str(e['loc'][0]))}: "
-                + e["msg"].removeprefix("Value error, ").rstrip(".")
+                f"{_FIELD_LABELS.get(str(e['loc'][0]), str(e['loc'][0]))}: {error_reason(e)}"
                 for e in err.errors(include_url=False)
             ]
             raise InputError("Not saved. " + "; ".join(problems) + ".") from err

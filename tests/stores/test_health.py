@@ -26,8 +26,10 @@ def test_a_milvus_address_without_its_scheme_is_named_not_taken_for_a_file(tmp_p
     assert not check["ok"] and "is not a Milvus server address" in check["message"]
 
 
-def test_an_unreachable_milvus_server_is_a_sentence() -> None:
-    check = check_milvus(f"http://127.0.0.1:{_closed_port()}", timeout_s=2.0)
+def test_an_unreachable_milvus_server_is_a_sentence(tmp_path: Path) -> None:
+    check = check_milvus(
+        f"http://127.0.0.1:{_closed_port()}", timeout_s=2.0, lite_path=tmp_path / "milvus.db"
+    )
     assert not check["ok"] and "unreachable" in check["message"]
 
 
