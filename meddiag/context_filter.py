@@ -286,6 +286,7 @@ def _attach_one(row: _Row, item: RetrievedItem) -> None:
             value.subject_id = item.ids[0] or None
             value.object_id = (item.ids[1] if len(item.ids) > 1 else "") or None
         value.provenance = list(item.provenance)
+        value.frequency = item.frequency
     elif isinstance(value, KGHyperedge):
         if item.ids:
             value.id = item.ids[0]

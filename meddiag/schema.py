@@ -37,6 +37,7 @@ class RetrievedItem(Model):
     ids: list[str] = Field(default_factory=list)
     predicate: str | None = None
     provenance: list[str] = Field(default_factory=list)
+    frequency: float | None = None  # a relation's curated frequency, which no upstream format prints
 
 
 class RawContext(Model):
@@ -81,7 +82,9 @@ class KGTriple(Model):
     object: str
     description: str = ""
     keywords: str = ""
-    weight: float | None = None
+    weight: float | None = None  # the backend's edge weight, as printed (upstream: 1.0 when unknown)
+    # The curated share of patients showing a feature (HAS_PHENOTYPE); None when not curated.
+    frequency: float | None = None
     rank: float | None = None
     level: Level | None = None
     subject_id: str | None = None
@@ -176,6 +179,11 @@ class ParsedQuestion(Model):
     warnings: list[str] = Field(default_factory=list)
     # Set by the caller, not the reasoner: sources every step must leave out (leave-publication-out).
     exclude_sources: list[str] = Field(default_factory=list)
+
+    @property
+    def asks_for_diagnosis(self) -> bool:
+        """Whether a differential is the answer: not for a named disease's genes or features."""
+        return self.kind in ("diagnosis", "unknown")
 
 
 # --------------------------------------------------------------------------- channels

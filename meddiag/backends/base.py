@@ -553,6 +553,7 @@ def to_kg_triple(
         description=describe_relation(rel, names),
         keywords=predicate_phrase(rel.predicate),
         weight=rel.frequency if rel.frequency is not None else 1.0,
+        frequency=rel.frequency,
         rank=rank,
         level=level,
         subject_id=rel.subject,

@@ -350,8 +350,9 @@ def retrieved_item(
     ids: Sequence[str] = (),
     predicate: str | None = None,
     provenance: Sequence[str] = (),
+    frequency: float | None = None,
 ) -> RetrievedItem:
-    """What one printed row stands for: our ids, predicate and provenance."""
+    """What one printed row stands for: our ids, predicate, provenance and curated frequency."""
     return RetrievedItem(
         section=section,
         row_id=str(row_id),
@@ -359,6 +360,7 @@ def retrieved_item(
         ids=list(ids),
         predicate=predicate,
         provenance=list(provenance),
+        frequency=frequency,
     )
 
 
@@ -378,6 +380,7 @@ def _triple_items(section: str, triples: Sequence[KGTriple], start: int) -> list
             [t.subject_id or "", t.object_id or ""] if (t.subject_id or t.object_id) else [],
             t.predicate,
             t.provenance,
+            t.frequency,
         )
         for i, t in enumerate(triples, start=start)
     ]

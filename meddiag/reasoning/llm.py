@@ -228,7 +228,7 @@ def _passages(passages: Sequence[TextEvidence]) -> str:
 
 def _triples(triples: Sequence[KGTriple]) -> str:
     return "\n".join(
-        f"{i}: {t.subject} | {t.predicate} | {t.object} | {'' if t.weight is None else f'{t.weight:.2f}'}"
+        f"{i}: {t.subject} | {t.predicate} | {t.object} | {'' if t.frequency is None else f'{t.frequency:.2f}'}"
         for i, t in enumerate(triples)
     )
 

@@ -16,12 +16,23 @@ from meddiag.knowledge.hpo import Ontology
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources, name_key
 from meddiag.reasoning.text_match import doc_disease, is_disease, link_cached, sentences
-from meddiag.schema import Finding, ParsedQuestion, TextEvidence
+from meddiag.schema import Finding, KGTriple, ParsedQuestion, TextEvidence
 
 # A sentence stating that its features do not occur ("Features of X that are absent in the
 # patients studied (0%): …", "Features recorded as not occurring in X: …"): its findings are
 # evidence against the disease, never for it.
 _ABSENCE = re.compile(r"\babsent\b|\bnot occurring\b|\(0%\)", re.IGNORECASE)
+
+
+# A feature curated without a frequency counts as this share of patients, as in the ranker.
+UNSTATED_FREQUENCY = 0.5
+
+
+def most_frequent_first(t: KGTriple) -> float:
+    """Sort key putting the features most patients show first, so a disease's hallmarks lead
+    its list; facts without a frequency sit at `UNSTATED_FREQUENCY` (a stable sort keeps
+    retrieval order among ties)."""
+    return -(UNSTATED_FREQUENCY if t.frequency is None else t.frequency)
 
 
 def observed(parsed: ParsedQuestion) -> list[Finding]:

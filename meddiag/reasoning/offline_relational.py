@@ -7,7 +7,13 @@ from collections.abc import Iterable, Sequence
 from meddiag.diagnosis import ranking
 from meddiag.knowledge.model import visible
 from meddiag.reasoning.base import RankedEntity, SubAnswer
-from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
+from meddiag.reasoning.offline_evidence import (
+    UNSTATED_FREQUENCY,
+    EvidenceReader,
+    excluded,
+    most_frequent_first,
+    observed,
+)
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources
 from meddiag.reasoning.text_match import PLACEHOLDER, is_disease, is_open_slot, normalise_predicate
@@ -127,7 +133,11 @@ class RelationalSteps:
             if not visible(t.provenance, hidden):
                 continue
             pred = normalise_predicate(t.predicate)
-            if pred == "HAS_PHENOTYPE" and t.weight is not None and t.weight < self.params.min_frequency:
+            if (
+                pred == "HAS_PHENOTYPE"
+                and t.frequency is not None
+                and t.frequency < self.params.min_frequency
+            ):
                 continue
             subject = self.ev.entity_id(t.subject, t.subject_id)
             obj = self.ev.entity_id(t.object, t.object_id)
@@ -143,12 +153,8 @@ class RelationalSteps:
         groups: dict[tuple[str, str], list[str]] = {}
         for t in triples:
             obj = t.object
-            if (
-                normalise_predicate(t.predicate) == "HAS_PHENOTYPE"
-                and t.weight is not None
-                and t.weight < 1.0
-            ):
-                obj = f"{obj} ({t.weight:.0%})"
+            if normalise_predicate(t.predicate) == "HAS_PHENOTYPE" and t.frequency is not None:
+                obj = f"{obj} ({t.frequency:.0%})"
             groups.setdefault(
                 (t.subject, normalise_predicate(t.predicate).lower().replace("_", " ")), []
             ).append(obj)
@@ -338,7 +344,7 @@ class RelationalSteps:
                 entities=[],
                 channel="relational",
             )
-        rows.sort(key=lambda t: -(t.weight if t.weight is not None else 1.0))
+        rows.sort(key=most_frequent_first)
         entities: list[RankedEntity] = []
         for t in rows:
             name, given, other = (
@@ -350,7 +356,7 @@ class RelationalSteps:
                     RankedEntity(
                         id=oid,
                         name=name,
-                        score=float(t.weight if t.weight is not None else 1.0),
+                        score=float(UNSTATED_FREQUENCY if t.frequency is None else t.frequency),
                         **{"for": [other]},
                     )
                 )

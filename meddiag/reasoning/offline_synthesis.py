@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from meddiag.diagnosis.fusion import fuse_scores, fused_order
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.citations import CitationLedger
-from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
+from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, most_frequent_first, observed
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources
 from meddiag.reasoning.text_match import entity_kind, link_cached, normalise_predicate, sentences
@@ -286,6 +286,18 @@ class Synthesiser:
             f"Only {a}: {cited(rows[0].keys() - shared, 0)}; only {b}: {cited(rows[1].keys() - shared, 1)}.",
         ]
 
+    def _quote(
+        self, passages: Sequence[tuple[int, TextEvidence]], kind: str
+    ) -> tuple[int, TextEvidence, str] | None:
+        """The first passage sentence that states what the question asks (a gene for a genes
+        question, else a finding), so a generated profile's heading is never the quote."""
+        for h, p in passages:
+            for sentence in sentences(p.text):
+                linked = link_cached(self.res.linker, sentence)
+                if linked.genes if kind == "genes" else linked.findings:
+                    return h, p, sentence.strip()
+        return None
+
     def _lookup(
         self,
         parsed: ParsedQuestion,
@@ -305,7 +317,9 @@ class Synthesiser:
         rel_top: list[str] = []
         if wanted:
             for d in [self.res.canonical_disease(x) for x in parsed.diseases][:2]:
-                rows = sorted(by_subject.get(d, {}).get(wanted, []), key=lambda ht: -(ht[1].weight or 0.0))
+                rows = sorted(
+                    by_subject.get(d, {}).get(wanted, []), key=lambda ht: most_frequent_first(ht[1])
+                )
                 # one line per object: equivalent ids (OMIM, ORPHA) may state the same fact twice
                 rows = list(
                     {self.ev.entity_id(t.object, t.object_id): (h, t) for h, t in reversed(rows)}.values()
@@ -314,7 +328,7 @@ class Synthesiser:
                     what = "genes" if wanted == "ASSOCIATED_GENE" else "features"
                     out.append(f"No retrieved triple states the {what} of {self.res.name(d)}.")
                     continue
-                listed = [f"{t.object} {markers([cites.triple(h, t)])}" for h, t in rows[:8]]
+                listed = [f"{_with_frequency(t)} {markers([cites.triple(h, t)])}" for h, t in rows[:8]]
                 rel_top.extend(self.ev.entity_id(t.object, t.object_id) for _, t in rows[:3])
                 noun = "Genes associated with" if wanted == "ASSOCIATED_GENE" else "Annotated features of"
                 out.append(f"{noun} {self.res.name(d)}: {', '.join(listed)}.")
@@ -335,9 +349,10 @@ class Synthesiser:
         if parsed.kind == "genes":
             named = {self.res.name(g) for g in rel_top}
             passages = [hp for hp in passages if named & set(link_cached(self.res.linker, hp[1].text).genes)]
-        if passages:
-            h, p = passages[0]
-            out.append(f"{sentences(p.text)[0]} {markers([cites.passage(h, p)])}")
+        quote = self._quote(passages, parsed.kind)
+        if quote:
+            h, p, sentence = quote
+            out.append(f"{sentence} {markers([cites.passage(h, p)])}")
         wanted_kind = {"genes": "gene", "features": "phenotype", "compare": "phenotype"}.get(parsed.kind, "")
         sem_top = [e.id for a in semantic_answers for e in a.entities if entity_kind(e.id) == wanted_kind][:3]
         if not out:
@@ -346,6 +361,11 @@ class Synthesiser:
         agreement = _agreement(semantic, relational, sem_top, rel_top, self.res.name, "answer")
         out.append(agreement.detail)
         return Synthesis(answer=" ".join(out), differential=[], citations=cites.items, agreement=agreement)
+
+
+def _with_frequency(t: KGTriple) -> str:
+    """A feature with the share of patients it is curated in, when that is known."""
+    return t.object if t.frequency is None else f"{t.object} ({t.frequency:.0%})"
 
 
 def _top(scores: Mapping[str, float], k: int = 3) -> list[str]:

@@ -10,7 +10,7 @@ import streamlit as st
 from meddiag.knowledge.model import Relation
 from meddiag.schema import KGTriple
 
-TRIPLE_COLUMNS = ["Subject", "Predicate", "Object", "Weight", "Provenance"]
+TRIPLE_COLUMNS = ["Subject", "Predicate", "Object", "Frequency", "Weight", "Provenance"]
 
 
 def triples_frame(triples: Sequence[KGTriple]) -> pd.DataFrame:
@@ -19,6 +19,7 @@ def triples_frame(triples: Sequence[KGTriple]) -> pd.DataFrame:
             "Subject": t.subject,
             "Predicate": t.predicate + (" (hyperedge)" if t.from_hyperedge else ""),
             "Object": t.object,
+            "Frequency": "" if t.frequency is None else f"{t.frequency:.0%}",
             "Weight": t.weight,
             "Provenance": ", ".join(t.provenance),
         }

@@ -57,6 +57,7 @@ def triples_over(draw: st.DrawFn, entities: list[KGEntity]) -> list[KGTriple]:
                 object=o.name,
                 description=draw(free_text),
                 weight=draw(number),
+                frequency=draw(st.none() | st.floats(0, 1)),
                 rank=draw(number),
                 subject_id=s.id,
                 object_id=o.id,
@@ -88,7 +89,8 @@ def _merged(text: str) -> str:
 
 
 def _triple_fields(t: KGTriple) -> tuple:
-    return (t.subject, t.predicate, t.object, t.subject_id, t.object_id, t.provenance)
+    """What the side channel carries besides the printed row: ids, provenance, curated frequency."""
+    return (t.subject, t.predicate, t.object, t.subject_id, t.object_id, t.provenance, t.frequency)
 
 
 @FAST

@@ -188,3 +188,19 @@ def test_a_named_gene_puts_its_disease_first_and_the_answer_says_why(
     assert (top.id, top.genes) == (world.LDS, ["TGFBR1"])
     assert all(not e.genes for e in named.differential[1:])
     assert "a disease of the named gene TGFBR1" in named.answer
+
+
+def test_a_features_answer_leads_with_the_most_frequent_features_and_states_how_often(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    parsed, semantic, relational, sem_answers, rel_answers = _run(
+        reasoner, tiny_ontology, "What are the features of Marfan syndrome?"
+    )
+    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
+    listed = re.search(r"Annotated features of Marfan syndrome: (.*?)\.", result.answer)
+    assert listed is not None
+    names = [re.sub(r" \(\d+%\) \[\d+\]$", "", x) for x in listed.group(1).split(", ")]
+    # 90 % (arachnodactyly, aortic root aneurysm, tall stature) before 60 % (ectopia lentis)
+    assert names.index("Ectopia lentis") == 3, names
+    assert "Ectopia lentis (60%)" in listed.group(1)
+    assert all(_resolves(c, semantic, relational) for c in result.citations)

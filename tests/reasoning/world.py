@@ -244,6 +244,7 @@ def triple(rel: Relation, onto: Ontology) -> KGTriple:
         predicate=rel.predicate,
         object=label.get(rel.object, rel.object),
         weight=rel.frequency if rel.frequency is not None else 1.0,
+        frequency=rel.frequency,
         subject_id=rel.subject,
         object_id=rel.object,
         provenance=list(rel.sources),
