@@ -29,13 +29,15 @@ MAX_NAME_SEARCHES = 1
 _CANDIDATES_PER_PHRASE = 8
 
 _SPLIT = re.compile(
-    r"[,;:.!?()\[\]\n\t]+|\s(?:and|or|with|without|but|plus|also|including|no|not|denies|absent)\s",
+    r"[,;:.!?()\[\]\n\t]+|\s(?:and|or|with|without|but|plus|also|including|no|not|denies|absent|versus|vs)\s",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 _SENTENCE = re.compile(r"[.;!?\n]+")
+_COMPARED_FROM = re.compile(r"(\b(?:distinguish|differentiat|tell)\w*\b.*?)\s+from\s+", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:no|not|without|denies|denied|absent|negative for|absence of|excluded)\b", re.I)
 _AGE = re.compile(r"^\d+(?:-\w+)*$|^newborn$")  # "6-year-old", "3", "newborn"
+_NUMBERED = frozenset({"type", "types", "grade", "stage", "class", "group", "factor", "complex"})
 _FILLER_WORDS = """
     a an the of in on at to for from by is are was were be been has have had having this that these
     those it its his her their patient patients child boy girl man woman infant adult year years old
@@ -44,7 +46,9 @@ _FILLER_WORDS = """
     finding feature features symptom symptoms sign signs diagnosis diagnose diagnoses differential
     likely most possible candidate candidates gene genes genetic cause causes caused explain explains
     list give tell me please associated inheritance inherited onset mode i we you our us he she they
-    them male female no not without denies"""
+    them male female no not without denies characteristic characteristics main key reported described
+    known distinguish distinguishes differentiate differentiates differ difference differences compare
+    compared between versus vs"""
 _FILLER = frozenset(_FILLER_WORDS.split())
 # Disease nouns are filler only at the start of a phrase ("disease with ..."), never at its end
 # ("Gaucher disease").
@@ -113,7 +117,11 @@ def normalise(text: str) -> str:
 
 
 def _trim(part: str) -> str:
-    words = [w for w in _WORD.findall(part.lower()) if not _AGE.match(w)]
+    found = _WORD.findall(part.lower())
+    # An age ("6-year-old", "3") is no name, but the number of "type 1" or "factor V" is.
+    words = [
+        w for i, w in enumerate(found) if not (_AGE.match(w) and (i == 0 or found[i - 1] not in _NUMBERED))
+    ]
     while words and words[0] in _LEADING_FILLER:
         words.pop(0)
     while words and words[-1] in _FILLER:
@@ -128,6 +136,9 @@ def split_findings(query: str) -> tuple[list[str], list[str]]:
     stated: list[str] = []
     negated: list[str] = []
     for sentence in _SENTENCE.split(query):
+        # "distinguishes A from B" names two things; elsewhere "from" belongs to a name
+        # ("anomalous origin of coronary artery from the pulmonary artery").
+        sentence = _COMPARED_FROM.sub(r"\1, ", sentence)
         cue = _NEGATION.search(sentence)
         cut = cue.start() if cue else len(sentence)
         for text, bucket in ((sentence[:cut], stated), (sentence[cut:], negated)):

@@ -73,3 +73,30 @@ def test_remembered_name_lookups_give_the_same_keywords_and_skip_the_store(kb: F
     again = extract_keywords(query, kb)
     assert again == first
     assert "entity_names" not in [collection for collection, _ in kb.vectors.calls[before:]]
+
+
+def test_question_words_around_a_disease_name_are_filler() -> None:
+    for question in (
+        "What are the characteristic features of Marfan syndrome?",
+        "Which genes and inheritance are reported for Marfan syndrome?",
+    ):
+        assert "marfan syndrome" in phrases(question), question
+
+
+def test_a_comparison_names_both_diseases_but_from_inside_a_name_stays() -> None:
+    assert phrases("What distinguishes Marfan syndrome from Loeys-Dietz syndrome?") == [
+        "marfan syndrome",
+        "loeys-dietz syndrome",
+    ]
+    assert phrases("Marfan syndrome versus Loeys-Dietz syndrome") == [
+        "marfan syndrome",
+        "loeys-dietz syndrome",
+    ]
+    assert phrases("Anomalous origin of left coronary artery from the pulmonary artery") == [
+        "anomalous origin of left coronary artery from the pulmonary artery"
+    ]
+
+
+def test_the_number_of_a_disease_type_is_kept_but_an_age_is_not() -> None:
+    assert phrases("What are the features of Gaucher disease type 1?") == ["gaucher disease type 1"]
+    assert phrases("A 6-year-old boy aged 6 with seizures") == ["seizures"]
