@@ -31,8 +31,8 @@ from meddiag.backends.base import (
     to_kg_entity,
 )
 from meddiag.backends.exclusion import disease_facts
-from meddiag.backends.lightrag import round_robin
-from meddiag.knowledge.documents import render_profile
+from meddiag.backends.lightrag import chunk_id, round_robin
+from meddiag.backends.profiles import disease_profile, named_disease_profiles
 from meddiag.knowledge.hyperedges import disease_hyperedges
 from meddiag.knowledge.model import Hyperedge
 from meddiag.schema import KGHyperedge
@@ -67,11 +67,8 @@ def source_chunks(scope: QueryScope, hyperedges: Sequence[ScoredHyperedge]) -> l
         disease_id = he.members[0] if he.members else ""
         if not he.id.startswith(f"he/{disease_id}/"):
             continue
-        key = ("profile", disease_id)
-        if key not in scope.cache:
-            scope.cache[key] = render_profile(disease_id, disease_facts(scope, disease_id), scope.exclude)
         members = set(he.members)
-        ranked = sorted(scope.cache[key], key=lambda c: -len(members & set(c.entity_ids)))
+        ranked = sorted(disease_profile(scope, disease_id), key=lambda c: -len(members & set(c.entity_ids)))
         out += [ScoredChunk(c, scored.score) for c in ranked[:SOURCE_CHUNKS_PER_HYPEREDGE]]
     return out
 
@@ -129,7 +126,9 @@ class HyperGraphRAG(Backend):
             # the knowledge's source chunks, then (mix and semantic) the chunk vector search
             by_knowledge = source_chunks(scope, hyperedges[: req.top_k])
             by_vector = scope.chunk_hits(req.query, req.top_k)
-            chunks = round_robin(by_vector, by_knowledge, key=lambda c: c.chunk.id)
+            # A question about a named disease gets that disease's own text first.
+            about = named_disease_profiles(scope, req.top_k)
+            chunks = round_robin([*about, *round_robin(by_vector, by_knowledge, key=chunk_id)], key=chunk_id)
 
         names = scope.names({m for h in hyperedges for m in h.hyperedge.members})
         kg_entities = fit_budget(

@@ -7,7 +7,8 @@
 2. High level: the high-level keywords → relationship vector search → the entities at
    both ends of those relations.
 3. Mix mode: both levels merged round-robin, plus chunk vector search for the query and
-   for the named entities.
+   for the named entities; a question about a named disease gets that disease's profile
+   (rendered from its visible facts) before the searched chunks.
 4. Token budgets trim entities, relations and chunks; the reference list numbers each
    source document by how often it occurs among the chunks.
 """
@@ -31,9 +32,14 @@ from meddiag.backends.base import (
     to_kg_entity,
     to_kg_triple,
 )
+from meddiag.backends.profiles import named_disease_profiles
 from meddiag.knowledge.model import Relation
 
 T = TypeVar("T")
+
+
+def chunk_id(scored: ScoredChunk) -> str:
+    return scored.chunk.id
 
 
 def round_robin(*lists: Iterable[T], key: Callable[[T], object] = lambda x: x) -> list[T]:
@@ -118,7 +124,9 @@ class LightRAG(Backend):
         if req.wants_text:
             by_query, *rest = scope.chunk_hits_many(self._chunk_texts(scope), req.top_k)
             by_names = rest[0] if rest else []
-            chunks = round_robin(by_query, by_names, key=lambda c: c.chunk.id)
+            # A question about a named disease gets that disease's own text first.
+            about = named_disease_profiles(scope, req.top_k)
+            chunks = round_robin([*about, *round_robin(by_query, by_names, key=chunk_id)], key=chunk_id)
 
         # 4. token budgets
         names = scope.names({n for r in relations for n in (r.relation.subject, r.relation.object)})

@@ -17,7 +17,8 @@ index finds where a query starts.
    paths through them; relationships: the edges of the kept paths.
 4. Chunks: candidates from the chunk vector search and the chunk nodes attached to the top
    answer nodes (their generated profiles); a chunk scores its vector similarity plus the
-   share of path entities it mentions, and a bonus when both routes found it.
+   share of path entities it mentions, and a bonus when both routes found it; a question
+   about a named disease gets that disease's profile chunks first.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ from meddiag.backends.base import (
     to_kg_entity,
     to_kg_triple,
 )
-from meddiag.backends.exclusion import disease_facts
-from meddiag.knowledge.documents import render_profile
+from meddiag.backends.lightrag import chunk_id, round_robin
+from meddiag.backends.profiles import disease_profile, named_disease_profiles
 from meddiag.knowledge.model import Relation
 
 MAX_START_NODES = 15
@@ -181,8 +182,7 @@ def profile_chunks(scope: QueryScope, ranked: Sequence[ScoredEntity], answer_typ
         diseases = [e.entity.id for e in ranked if e.via == "path"] or diseases
     out: list[ScoredChunk] = []
     for disease_id in diseases[:TOP_ANSWERS]:
-        rendered = render_profile(disease_id, disease_facts(scope, disease_id), scope.exclude)
-        out += [ScoredChunk(c, 0.0) for c in rendered]
+        out += [ScoredChunk(c, 0.0) for c in disease_profile(scope, disease_id)]
     return out
 
 
@@ -223,7 +223,10 @@ class MiniRAG(Backend):
             vector_hits = scope.chunk_hits(req.query, req.top_k * 2)
             by_graph = profile_chunks(scope, [e for e, _ in entity_rows], answer_type)
             path_entities = {n for p in paths[: req.top_k] for n in p.nodes}
-            chunks = score_chunks(vector_hits, by_graph, path_entities)[: req.top_k]
+            scored = score_chunks(vector_hits, by_graph, path_entities)
+            # A question about a named disease gets that disease's own text first.
+            about = named_disease_profiles(scope, req.top_k)
+            chunks = round_robin([*about, *scored], key=chunk_id)[: req.top_k]
 
         kept_paths = paths if req.wants_graph else []
         relations = list({r.key: r for p in kept_paths for r in p.relations}.values())

@@ -33,6 +33,8 @@ from meddiag.backends.base import (
     to_kg_entity,
     to_kg_triple,
 )
+from meddiag.backends.lightrag import chunk_id, round_robin
+from meddiag.backends.profiles import named_disease_profiles
 from meddiag.knowledge.model import Relation
 from meddiag.schema import KGEntity, KGPath, RetrievedItem
 
@@ -252,7 +254,13 @@ class PathRAG(Backend):
                 if i in found
             ]
 
-        texts = passages(scope.chunk_hits(req.query, req.top_k), budgets.chunks) if req.wants_text else []
+        texts = []
+        if req.wants_text:
+            # A question about a named disease gets that disease's own text first.
+            about = named_disease_profiles(scope, req.top_k)
+            texts = passages(
+                round_robin([*about, *scope.chunk_hits(req.query, req.top_k)], key=chunk_id), budgets.chunks
+            )
 
         names = scope.names(
             {n for p in low_paths for n in p.nodes}

@@ -178,7 +178,7 @@ class SemanticSteps:
             )
         wants = intent(sub_query)
         if wants == "genes":
-            return self._gene_answer(passages)
+            return self._gene_answer(sub_query, passages)
         if wants == "features" and not observed(parsed):
             return self._feature_answer(sub_query, passages)
         ranked = self.text_ranking(passages, parsed)
@@ -189,18 +189,42 @@ class SemanticSteps:
         if not ranked:
             return SubAnswer(text="The kept passages name no disease.", entities=[], channel="semantic")
         top = ranked[: self.params.follow_candidates]
-        parts = [
-            f"{e.name} (covers {join_words([x.lower() for x in e.for_]) or 'none of the findings'})"
-            for e in top
-        ]
-        text = f"Passages most consistent with the findings: {'; '.join(parts)}."
-        if wants == "distinguish" and len(top) >= 2:
-            text += " " + self._distinguish_sentence(top[0].id, top[1].id)
+        if observed(parsed):
+            parts = [
+                f"{e.name} (covers {join_words([x.lower() for x in e.for_]) or 'none of the findings'})"
+                for e in top
+            ]
+            text = f"Passages most consistent with the findings: {'; '.join(parts)}."
+        else:
+            text = f"The passages are about {join_words([e.name for e in top])}."
+        if wants == "distinguish":
+            # The pair the sub-query names, else the two best-supported diseases.
+            named = self._about_named(sub_query, passages)[0]
+            pair = named[:2] if len(named) >= 2 else [e.id for e in top[:2]]
+            if len(pair) == 2:
+                text += " " + self._distinguish_sentence(pair[0], pair[1])
         return SubAnswer(text=text, entities=ranked, channel="semantic")
 
-    def _gene_answer(self, passages: Sequence[TextEvidence]) -> SubAnswer:
+    def _about_named(
+        self, sub_query: str, passages: Sequence[TextEvidence]
+    ) -> tuple[list[str], list[TextEvidence]]:
+        """(the diseases the sub-query names, the passages about them — all passages when it
+        names none): another disease's profile must not lend its features or genes to the
+        disease asked about."""
+        named = list(
+            dict.fromkeys(
+                row
+                for d in link_cached(self.res.linker, sub_query).disease_ids
+                if (row := self.ev.disease_row(d)) is not None
+            )
+        )
+        if not named:
+            return named, list(passages)
+        return named, [p for p in passages if set(named) & set(self.ev.passage_subjects(p))]
+
+    def _gene_answer(self, sub_query: str, passages: Sequence[TextEvidence]) -> SubAnswer:
         genes: list[str] = []
-        for p in passages:
+        for p in self._about_named(sub_query, passages)[1]:
             for g in link_cached(self.res.linker, p.text).genes:
                 if g not in genes:
                     genes.append(g)
@@ -217,21 +241,19 @@ class SemanticSteps:
         )
 
     def _feature_answer(self, sub_query: str, passages: Sequence[TextEvidence]) -> SubAnswer:
-        """Features the passages describe; the answer leads with the disease the sub-query names."""
+        """Features the passages about the named disease describe, in the order they state them
+        (a generated profile lists the most frequent first), a feature stated by more of them
+        ahead; the answer leads with the disease the sub-query names."""
+        named, about = self._about_named(sub_query, passages)
         counts: dict[str, int] = {}
-        for p in passages:
-            for f in link_cached(self.res.linker, p.text).findings:
-                if not f.excluded:
-                    counts[f.hpo_id] = counts.get(f.hpo_id, 0) + 1
-        named = [
-            row
-            for d in link_cached(self.res.linker, sub_query).disease_ids
-            if (row := self.ev.disease_row(d)) is not None
-        ]
-        diseases = list(dict.fromkeys(named)) or list(
-            dict.fromkeys(d for p in passages for d in self.ev.passage_diseases(p))
-        )
-        ranked = sorted(counts, key=lambda t: (-counts[t], -self.res.ic(t)))[: self.params.answer_size]
+        for p in about:
+            for f in dict.fromkeys(
+                x.hpo_id for x in link_cached(self.res.linker, p.text).findings if not x.excluded
+            ):
+                counts[f] = counts.get(f, 0) + 1
+        diseases = named or list(dict.fromkeys(d for p in passages for d in self.ev.passage_diseases(p)))
+        order = {t: i for i, t in enumerate(counts)}  # first statement
+        ranked = sorted(counts, key=lambda t: (-counts[t], order[t]))[: self.params.answer_size]
         labels = [self.res.ontology.label(t).lower() for t in ranked]
         entities = [RankedEntity(id=d, name=self.res.name(d), score=0.0) for d in diseases]
         entities += [

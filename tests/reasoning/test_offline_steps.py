@@ -118,6 +118,7 @@ def test_filter_triples_by_pattern_hierarchy_frequency_and_sources(
         subject_id=world.MARFAN,
         object_id="HP:0000924",
         weight=0.9,
+        frequency=0.9,
         provenance=["PMID:1"],
     )
     patterns = [
@@ -268,3 +269,46 @@ def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
     entities = reasoner._relational.rank(_parsed(reasoner), None, 10)
     assert [e.id for e in entities] == [world.LDS]
     assert entities[0].for_ == [] and entities[0].series == f"Marfan syndrome ({world.MARFAN})"
+
+
+def test_a_features_answer_orders_by_curated_frequency(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    parsed = _parsed(reasoner, "What are the features of Marfan syndrome?")
+    triples = [world.triple(r, tiny_ontology) for r in world.relations()]
+    unstated = KGTriple(
+        subject="Marfan syndrome",
+        predicate="HAS_PHENOTYPE",
+        object="Intellectual disability",
+        subject_id=world.MARFAN,
+        object_id="HP:0001249",
+        weight=1.0,  # upstream's edge weight when nothing is known: not a frequency
+    )
+    patterns = [TriplePattern(subject=world.MARFAN, predicate="HAS_PHENOTYPE", object="?")]
+    kept, _ = reasoner.filter_triples(patterns, [unstated, *triples], parsed)
+    answer = reasoner.answer_relational(patterns, kept, parsed)
+    scores = [e.score for e in answer.entities]
+    assert scores == sorted(scores, reverse=True)
+    ids = [e.id for e in answer.entities]
+    # 90 % features, then 60 %, then one without a frequency (counted as half the patients),
+    # although upstream's weight 1.0 would have put it first
+    assert set(ids[:3]) == {"HP:0001166", "HP:0002616", "HP:0000098"}
+    assert ids[3:] == ["HP:0001083", "HP:0001249"]
+
+
+def test_features_and_genes_come_only_from_passages_about_the_named_disease(
+    reasoner: OfflineReasoner,
+) -> None:
+    parsed = _parsed(reasoner, "What are the features of Loeys-Dietz syndrome 1?")
+    passages = world.passages()  # Marfan's profile first: its features must not be lent
+    features = reasoner.answer_semantic(
+        "What are the characteristic features of Loeys-Dietz syndrome 1?", "", passages, parsed
+    )
+    named = [e.id for e in features.entities]
+    assert named[0] == world.LDS
+    assert "HP:0012300" not in named and "HP:0001166" not in named  # Marfan's lens and fingers
+    assert {"HP:0002616", "HP:0000175"} <= set(named)  # aortic root aneurysm, cleft palate
+    genes = reasoner.answer_semantic(
+        "Which genes are associated with Loeys-Dietz syndrome 1?", "", passages, parsed
+    )
+    assert [e.name for e in genes.entities] == ["TGFBR1"]

@@ -1,0 +1,51 @@
+"""Disease profiles rendered from the graph's visible facts: the text a disease node carries.
+
+A generated profile states a disease's facts in words; rendering it from the graph (not
+reading the stored chunk) leaves out whatever rests only on excluded sources. Backends use
+it to follow a graph node to its text (MiniRAG's chunk nodes, HyperGraphRAG's source
+chunks) and to give a question about a named disease that disease's own text, which a
+dense search for the whole question can miss when a rare name carries little of its vector.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from meddiag.backends.exclusion import disease_facts
+from meddiag.knowledge.documents import render_profile
+from meddiag.knowledge.model import Chunk
+
+if TYPE_CHECKING:
+    from meddiag.backends.base import QueryScope, ScoredChunk
+
+
+def disease_profile(scope: QueryScope, disease_id: str) -> list[Chunk]:
+    """The disease's profile chunks without the excluded facts, once per retrieval."""
+    key = ("profile", disease_id)
+    if key not in scope.cache:
+        scope.cache[key] = render_profile(disease_id, disease_facts(scope, disease_id), scope.exclude)
+    chunks: list[Chunk] = scope.cache[key]
+    return chunks
+
+
+def named_disease_profiles(scope: QueryScope, limit: int) -> list[ScoredChunk]:
+    """Profile chunks of the diseases a question asks *about* (seeds first, then the diseases
+    it names), in profile order: most frequent features first.
+
+    Empty when the question asks *for* diseases (answer type Disease): a disease named in a
+    list of findings is a candidate to weigh, not the subject of the question.
+    """
+    from meddiag.backends.base import ScoredChunk
+
+    req = scope.request
+    if req.keywords.answer_type in (None, "Disease"):
+        return []
+    found = scope.entities(dict.fromkeys([*req.seeds, *req.keywords.entity_ids]))
+    out: list[ScoredChunk] = []
+    for entity in found.values():
+        if entity.type != "Disease":
+            continue
+        out += [ScoredChunk(c, 1.0) for c in disease_profile(scope, entity.id)]
+        if len(out) >= limit:
+            break
+    return out[:limit]
