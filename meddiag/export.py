@@ -39,7 +39,8 @@ def ask_result_markdown(result: AskResult, *, hops: bool = True) -> str:
         lines.append(f"Sources left out: {', '.join(result.excluded_sources)}")
     for warning in result.parsed.warnings:
         lines.append(f"> Note: {warning}")
-    lines += ["", "## Differential", ""]
+    if syn.differential or result.parsed.asks_for_diagnosis:
+        lines += ["", "## Differential", ""]
     if syn.differential:
         lines.append("| # | Disease | Score | For | Against | Channels | Citations |")
         lines.append("|---|---|---|---|---|---|---|")
@@ -49,7 +50,7 @@ def ask_result_markdown(result: AskResult, *, hops: bool = True) -> str:
                 f"{'; '.join(d.against[:5])} | {', '.join(d.channels)} | "
                 f"{' '.join(f'[{n}]' for n in d.citations)} |"
             )
-    else:
+    elif result.parsed.asks_for_diagnosis:
         lines.append("No candidate diagnosis.")
     lines += ["", f"**Channel agreement:** {syn.agreement.status} — {syn.agreement.detail}", ""]
     lines += ["## Answer", "", syn.answer, "", "## Citations", ""]

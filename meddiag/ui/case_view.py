@@ -22,7 +22,8 @@ def render_synthesis(result: AskResult, *, key: str) -> None:
     s = result.synthesis
     st.subheader("Synthesis")
     render_agreement(s.agreement)
-    render_differential(s.differential, key=f"{key}.differential", channel_scores=s.channel_scores)
+    if s.differential or result.parsed.asks_for_diagnosis:  # a features question has no differential
+        render_differential(s.differential, key=f"{key}.differential", channel_scores=s.channel_scores)
     st.markdown(s.answer)
     st.markdown("**Citations**")
     render_citations(s.citations)

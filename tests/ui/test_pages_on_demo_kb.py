@@ -83,6 +83,22 @@ def test_a_gene_named_in_the_form_ranks_its_disease_first_and_says_so(real_servi
     assert frames[0]["Findings for"][0].startswith("named gene TGFBR2")
 
 
+def test_a_features_question_lists_the_diseases_features_and_no_differential(real_service):
+    at = open_app(timeout=RUN_TIMEOUT)
+    at.text_area(key="ask.question").input("What are the characteristic features of Marfan syndrome?").run()
+    at.button(key="ask.submit").click().run()
+    assert not at.exception, at.exception
+    result = at.session_state[ASK_RESULT]
+    assert result.parsed.kind == "features" and not result.synthesis.differential
+    assert "Annotated features of Marfan syndrome:" in result.synthesis.answer
+    assert not [f for f in at.dataframe if "Score" in f.value.columns]
+    assert not [i.value for i in at.info if "No candidate diagnosis" in i.value]
+    # the text channel read Marfan syndrome's own text, not another disease's
+    first = result.semantic.hops[0]
+    assert first.passages and first.passages[0].doc_id.endswith(":154700")
+    assert first.sub_answer.startswith("Features the passages describe for Marfan syndrome")
+
+
 def test_explorer_walks_from_marfan_to_a_neighbour(real_service):
     at = open_app("pages/graph_explorer.py", timeout=RUN_TIMEOUT)
     at.text_input(key="explorer.query").input("Marfan syndrome").run()
