@@ -356,6 +356,13 @@ def test_findings_named_before_a_relative_or_after_the_clause_stay_the_patient_s
     assert not any("left out" in w for w in parsed.warnings)
 
 
+def test_fragments_that_only_say_when_are_not_guessed_at(linker: PhraseLinker) -> None:
+    fuzzy, calls = _accepting_everything(linker)
+    parsed = fuzzy.parse_question("Seizures since infancy, onset at 4 months. Childhood onset hypotonia.")
+    assert calls == []
+    assert [f.hpo_id for f in parsed.findings] == ["HP:0001250", "HP:0001252"]
+
+
 def test_fragments_about_relatives_or_normal_results_are_not_guessed_at(linker: PhraseLinker) -> None:
     fuzzy, calls = _accepting_everything(linker)
     parsed = fuzzy.parse_question("Hypotonia, MRI normal, unremarkable EEG. His father has rhythmic shaking.")
