@@ -160,7 +160,9 @@ class PatientInput(Model):
     note: str = ""
 
 
-QuestionKind = Literal["diagnosis", "genes", "features", "compare", "unknown"]
+QuestionKind = Literal[
+    "diagnosis", "genes", "features", "inheritance", "onset", "gene_diseases", "compare", "unknown"
+]
 
 
 class ParsedQuestion(Model):

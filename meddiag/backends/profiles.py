@@ -3,8 +3,9 @@
 A generated profile states a disease's facts in words; rendering it from the graph (not
 reading the stored chunk) leaves out whatever rests only on excluded sources. Backends use
 it to follow a graph node to its text (MiniRAG's chunk nodes, HyperGraphRAG's source
-chunks) and to give a question about a named disease that disease's own text, which a
-dense search for the whole question can miss when a rare name carries little of its vector.
+chunks) and to give a question about a named disease (or gene) that disease's own text (or
+its diseases' texts), which a dense search for the whole question can miss when a rare
+name carries little of its vector.
 """
 
 from __future__ import annotations
@@ -29,23 +30,42 @@ def disease_profile(scope: QueryScope, disease_id: str) -> list[Chunk]:
 
 
 def named_disease_profiles(scope: QueryScope, limit: int) -> list[ScoredChunk]:
-    """Profile chunks of the diseases a question asks *about* (seeds first, then the diseases
-    it names), in profile order: most frequent features first.
+    """Profile chunks of the diseases a question asks *about*, in profile order (most frequent
+    features first): the diseases it names (seeds first), or, when it names only genes, the
+    passage of each of their diseases that states the gene.
 
-    Empty when the question asks *for* diseases (answer type Disease): a disease named in a
-    list of findings is a candidate to weigh, not the subject of the question.
+    Empty when the question asks *for* diseases from findings (answer type Disease): a disease
+    named in a list of findings is a candidate to weigh, not the subject of the question.
     """
     from meddiag.backends.base import ScoredChunk
 
     req = scope.request
+    found = list(scope.entities(dict.fromkeys([*req.seeds, *req.keywords.entity_ids])).values())
+    if found and all(e.type == "Gene" for e in found):
+        return _gene_disease_chunks(scope, [e.id for e in found], limit)
     if req.keywords.answer_type in (None, "Disease"):
         return []
-    found = scope.entities(dict.fromkeys([*req.seeds, *req.keywords.entity_ids]))
     out: list[ScoredChunk] = []
-    for entity in found.values():
+    for entity in found:
         if entity.type != "Disease":
             continue
         out += [ScoredChunk(c, 1.0) for c in disease_profile(scope, entity.id)]
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+def _gene_disease_chunks(scope: QueryScope, genes: list[str], limit: int) -> list[ScoredChunk]:
+    """For each disease linked to the genes (visible links only), its profile chunk naming the gene."""
+    from meddiag.backends.base import ScoredChunk
+
+    out: list[ScoredChunk] = []
+    for gene in genes:
+        for rel in scope.relations(gene, ("ASSOCIATED_GENE",)):
+            if rel.object != gene:
+                continue
+            stating = [c for c in disease_profile(scope, rel.subject) if gene in c.entity_ids]
+            out += [ScoredChunk(c, 1.0) for c in stating[:1]]
+            if len(out) >= limit:
+                return out
+    return out

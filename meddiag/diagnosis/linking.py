@@ -133,6 +133,12 @@ _FEATURES_CUE = re.compile(
     r"clinical picture|presentation|look like)\b"
 )
 _DIAGNOSIS_CUE = re.compile(r"\b(diagnos\w*|differential|what (could|might) (this|it) be)\b")
+_INHERITANCE_CUE = re.compile(
+    r"\b(inherit\w*|transmitted|transmission|autosomal|x-linked|recessive|dominant)\b"
+)
+_ONSET_CUE = re.compile(
+    r"\b(onset|age at|start|starts|begin|begins|appear|appears|first (signs?|symptoms?))\b"
+)
 
 _ID_PREFIX_ORDER = {"OMIM": 0, "ORPHA": 1, "MONDO": 2, "DECIPHER": 3}
 
@@ -543,7 +549,7 @@ class PhraseLinker:
                 [*(patient.genes if patient is not None else []), *reported_variants(text, linked.genes)]
             )
         )
-        kind = question_kind(text, findings, linked.disease_ids)
+        kind = question_kind(text, findings, linked.disease_ids, genes, linked.disease_mentions)
         diseases = list(dict.fromkeys(linked.disease_ids))
         if kind == "diagnosis":
             diseases = []  # a disease name inside a vignette is history, not the subject of the question
@@ -700,11 +706,23 @@ def parse_sex(tokens: Sequence[Token]) -> Sex | None:
     return None
 
 
-def question_kind(text: str, findings: Sequence[Finding], disease_ids: Sequence[str]) -> QuestionKind:
-    """diagnosis / genes / features / compare / unknown, from cue words and what was linked."""
+def question_kind(
+    text: str,
+    findings: Sequence[Finding],
+    disease_ids: Sequence[str],
+    genes: Sequence[str] = (),
+    disease_mentions: Sequence[str] = (),
+) -> QuestionKind:
+    """diagnosis / genes / features / inheritance / onset / gene_diseases / compare / unknown,
+    from cue words and what was linked."""
     low = text.lower()
     distinct = list(dict.fromkeys(disease_ids))
     has_findings = any(not f.excluded for f in findings)
+    # "muscular dystrophy" in "Duchenne muscular dystrophy" is the disease's name, not the patient's
+    names = [m.lower() for m in disease_mentions]
+    own_findings = any(
+        not f.excluded and not any(f.mention and f.mention.lower() in n for n in names) for f in findings
+    )
     if distinct:
         if len(distinct) >= 2 and _COMPARE_CUE.search(low):
             return "compare"
@@ -713,10 +731,17 @@ def question_kind(text: str, findings: Sequence[Finding], disease_ids: Sequence[
         # variant in STXBP1 was found", a finding that is also a disease's name) is part of the case.
         if _GENES_CUE.search(low) and not (diagnosis_cue and has_findings):
             return "genes"
+        if not own_findings and not diagnosis_cue:  # "onset" in a vignette describes the patient
+            if _INHERITANCE_CUE.search(low):
+                return "inheritance"
+            if _ONSET_CUE.search(low):
+                return "onset"
         if _FEATURES_CUE.search(low) and not diagnosis_cue:
             return "features"
     if has_findings:
         return "diagnosis"
     if distinct and _COMPARE_CUE.search(low):
         return "compare"
+    if genes and not distinct:  # only a gene: the diseases it is linked to
+        return "gene_diseases"
     return "unknown"

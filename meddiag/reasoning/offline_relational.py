@@ -56,6 +56,14 @@ class RelationalSteps:
                     P(subject=d, predicate="HAS_INHERITANCE", object="?"),
                 ]
             ]
+        for kind, predicate in (("inheritance", "HAS_INHERITANCE"), ("onset", "HAS_ONSET")):
+            if parsed.kind == kind and diseases:
+                return [[P(subject=diseases[0], predicate=predicate, object="?")]]
+        if parsed.kind == "gene_diseases":
+            genes = [g for g in (self._gene_id(s) for s in parsed.genes) if g]
+            return (
+                [[P(subject="?", predicate="ASSOCIATED_GENE", object=g) for g in genes[:2]]] if genes else []
+            )
         if parsed.kind == "compare" and len(diseases) >= 2:
             return [
                 [P(subject=diseases[0], predicate="HAS_PHENOTYPE", object="?")],
@@ -77,6 +85,9 @@ class RelationalSteps:
             P(subject="Entity#2", predicate="HAS_INHERITANCE", object="?"),
         ]
         return [hop1, hop2, hop3]
+
+    def _gene_id(self, symbol: str) -> str | None:
+        return next((i for i in self.res.lookup(symbol) if i.startswith("NCBIGene:")), None)
 
     def resolve(
         self, patterns: list[TriplePattern], bindings: dict[int, SubAnswer]
@@ -250,11 +261,14 @@ class RelationalSteps:
             else False
         )
         if "ASSOCIATED_GENE" in predicates:
-            what = "Diseases associated" if reverse else "Genes"
+            what = "Diseases associated with" if reverse else "Genes"
             return self._objects_answer(triples, "ASSOCIATED_GENE", what, reverse=reverse)
         if "HAS_PHENOTYPE" in predicates:
-            what = "Diseases with these features" if reverse else "Features"
+            what = "Diseases with" if reverse else "Features"
             return self._objects_answer(triples, "HAS_PHENOTYPE", what, reverse=reverse)
+        for predicate, what in (("HAS_INHERITANCE", "Mode of inheritance"), ("HAS_ONSET", "Age of onset")):
+            if predicate in predicates:
+                return self._objects_answer(triples, predicate, what, reverse=reverse)
         return self._objects_answer(triples, None, "Facts", reverse=reverse)
 
     def _diagnosis_answer(
@@ -362,7 +376,10 @@ class RelationalSteps:
                 )
         shown = [e.name for e in entities[: self.params.answer_size]]
         subjects = list(dict.fromkeys(t.object if reverse else t.subject for t in rows))
-        text = f"{what} for {join_words(subjects[:3])}: {', '.join(shown)}{' …' if len(entities) > len(shown) else ''}."
+        # "Genes for Marfan syndrome: …", or with the unknown subject "Diseases associated with FBN1: …"
+        link = " " if reverse else " for "
+        more = " …" if len(entities) > len(shown) else ""
+        text = f"{what}{link}{join_words(subjects[:3])}: {', '.join(shown)}{more}."
         return SubAnswer(text=text, entities=entities[: self.params.answer_size * 3], channel="relational")
 
     def draft_logic(self, hop: RelationalHop, parsed: ParsedQuestion) -> list[str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
+from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import visible
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
@@ -21,6 +23,27 @@ from meddiag.reasoning.text_match import (
 )
 from meddiag.reasoning.wording import join_words
 from meddiag.schema import ParsedQuestion, SemanticHop, TextEvidence
+
+# What an inheritance or onset sub-query looks for: terms under this HPO branch.
+_TERM_BRANCHES = {
+    "inheritance": ("HP:0000005", "Modes of inheritance"),  # Mode of inheritance
+    "onset": ("HP:0003674", "Ages of onset"),  # Onset
+}
+
+
+@lru_cache(maxsize=4)
+def _branch_patterns(onto: Ontology, branch: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(term, label pattern) for the terms under an HPO branch, longest label first so that
+    "autosomal dominant inheritance with maternal imprinting" wins over its prefix."""
+    out = []
+    for term in onto.descendants(branch) - {branch}:
+        label = onto.label(term).lower()
+        words = [label]
+        if label.endswith(" inheritance") and label.count(" ") >= 2:
+            words.append(label.removesuffix(" inheritance"))
+        alternatives = "|".join(re.escape(w) for w in words)
+        out.append((term, re.compile(rf"\b(?:{alternatives})\b", re.IGNORECASE)))
+    return tuple(sorted(out, key=lambda tp: -len(onto.label(tp[0]))))
 
 
 class SemanticSteps:
@@ -45,6 +68,12 @@ class SemanticSteps:
                 f"What are the characteristic features of {names[0]}?",
                 f"Which genes and inheritance are reported for {names[0]}?",
             ]
+        if parsed.kind == "inheritance" and names:
+            return [f"How is {names[0]} inherited?"]
+        if parsed.kind == "onset" and names:
+            return [f"At what age does {names[0]} begin (onset)?"]
+        if parsed.kind == "gene_diseases" and parsed.genes:
+            return [f"Which diseases are associated with {parsed.genes[0]}?"]
         if parsed.kind == "compare" and len(names) >= 2:
             return [
                 f"What are the characteristic features of {names[0]}?",
@@ -79,10 +108,16 @@ class SemanticSteps:
     # ------------------------------------------------------------------ keeping passages
 
     def _relevance(
-        self, p: TextEvidence, parsed: ParsedQuestion, words: set[str], wanted: set[str], seeks_disease: bool
+        self,
+        p: TextEvidence,
+        parsed: ParsedQuestion,
+        words: set[str],
+        wanted: set[str],
+        genes: set[str],
+        seeks_disease: bool,
     ) -> float:
         """2 × IC-weighted share of findings the passage covers + 1.5 if it is about a wanted disease
-        + the share of the sub-query's words it contains; halved for a passage that names no disease
+        or names a wanted gene + the share of the sub-query's words it contains; halved for a passage that names no disease
         when the sub-query asks for diseases (a term definition cannot answer "which diseases …")."""
         terms = self.ev.passage_terms(p)
         seen = observed(parsed)
@@ -90,7 +125,8 @@ class SemanticSteps:
         finding_part = sum(self.ev.credit(f.hpo_id, terms) for f in seen) / total
         word_part = len(words & text_words(f"{p.title} {p.text}")) / len(words) if words else 0.0
         diseases = set(self.ev.passage_diseases(p))
-        entity_part = 1.0 if wanted & diseases else 0.0
+        names_gene = bool(genes) and bool(genes & set(link_cached(self.res.linker, p.text).genes))
+        entity_part = 1.0 if wanted & diseases or names_gene else 0.0
         score = 2.0 * finding_part + 1.5 * entity_part + word_part
         return score * 0.5 if seeks_disease and not diseases else score
 
@@ -101,9 +137,10 @@ class SemanticSteps:
         words = query_words(sub_query)
         named = [*parsed.diseases, *link_cached(self.res.linker, sub_query).disease_ids]
         wanted = {self.res.canonical_disease(d) for d in named}
+        genes = set(link_cached(self.res.linker, sub_query).genes)
         seeks_disease = intent(sub_query) in ("diseases", "distinguish")
         scored = [
-            (self._relevance(p, parsed, words, wanted, seeks_disease), i, p)
+            (self._relevance(p, parsed, words, wanted, genes, seeks_disease), i, p)
             for i, p in enumerate(passages)
             if visible(p.provenance, hidden)
         ]
@@ -181,6 +218,16 @@ class SemanticSteps:
             return self._gene_answer(sub_query, passages)
         if wants == "features" and not observed(parsed):
             return self._feature_answer(sub_query, passages)
+        if wants in _TERM_BRANCHES and not observed(parsed):
+            return self._term_answer(sub_query, passages, wants)
+        genes = link_cached(self.res.linker, sub_query).genes
+        if genes and wants == "diseases" and not observed(parsed):
+            # "Which diseases are associated with FBN1?": only passages that name the gene
+            passages = [p for p in passages if set(genes) & set(link_cached(self.res.linker, p.text).genes)]
+            if not passages:
+                return SubAnswer(
+                    text=f"No kept passage names {join_words(genes)}.", entities=[], channel="semantic"
+                )
         ranked = self.text_ranking(passages, parsed)
         if not observed(parsed):
             # No patient findings to match: the diseases the passages are about, in passage order.
@@ -261,6 +308,30 @@ class SemanticSteps:
         ]
         subject = self.res.name(diseases[0]) if diseases else "the disease"
         text = f"Features the passages describe for {subject}: {join_words(labels) or 'none recognised'}."
+        return SubAnswer(text=text, entities=entities, channel="semantic")
+
+    def _term_answer(self, sub_query: str, passages: Sequence[TextEvidence], wants: str) -> SubAnswer:
+        """The modes of inheritance or ages of onset the passages about the named disease state.
+
+        These terms sit outside HPO's phenotype branch, which the finding linker reads, so
+        they are found by their labels ("autosomal dominant inheritance", "adult onset"; a
+        mode of inheritance also without its last word, as in "an autosomal dominant pattern").
+        """
+        named, about = self._about_named(sub_query, passages)
+        branch, what = _TERM_BRANCHES[wants]
+        onto = self.res.ontology
+        found: dict[str, int] = {}
+        for p in about:
+            for term, pattern in _branch_patterns(onto, branch):
+                m = pattern.search(p.text)
+                if m and term not in found:
+                    found[term] = len(found)
+        terms = list(found)[: self.params.answer_size]
+        subject = self.res.name(named[0]) if named else "the disease"
+        entities = [RankedEntity(id=d, name=self.res.name(d), score=0.0) for d in named]
+        entities += [RankedEntity(id=t, name=onto.label(t), score=1.0) for t in terms]
+        labels = join_words([onto.label(t).lower() for t in terms])
+        text = f"{what} the passages state for {subject}: {labels or 'none'}."
         return SubAnswer(text=text, entities=entities, channel="semantic")
 
     def _distinguish_sentence(self, a: str, b: str) -> str:

@@ -7,6 +7,7 @@ the disease's own evidence states, and every citation points at a passage or tri
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from meddiag.diagnosis.fusion import fuse_scores, fused_order
@@ -286,17 +287,45 @@ class Synthesiser:
             f"Only {a}: {cited(rows[0].keys() - shared, 0)}; only {b}: {cited(rows[1].keys() - shared, 1)}.",
         ]
 
+    def _gene_diseases(
+        self, parsed: ParsedQuestion, relational: RelationalResult, cites: CitationLedger, out: list[str]
+    ) -> list[str]:
+        """ "Diseases associated with FBN1: …" from the retrieved gene triples; the disease ids listed."""
+        listed: dict[str, str] = {}
+        for gene in parsed.genes[:2]:
+            rows: dict[str, tuple[int, KGTriple]] = {}
+            for hop in relational.hops:
+                for t in hop.triples:
+                    if (
+                        normalise_predicate(t.predicate) == "ASSOCIATED_GENE"
+                        and t.object.upper() == gene.upper()
+                    ):
+                        d = self.res.canonical_disease(self.ev.entity_id(t.subject, t.subject_id))
+                        rows.setdefault(d, (hop.index, t))
+            if not rows:
+                out.append(f"No retrieved triple links {gene} to a disease.")
+                continue
+            parts = [f"{t.subject} {markers([cites.triple(h, t)])}" for h, t in list(rows.values())[:15]]
+            out.append(f"Diseases associated with {gene}: {', '.join(parts)}.")
+            listed.update(dict.fromkeys(rows, gene))
+        return list(listed)
+
     def _quote(
         self, passages: Sequence[tuple[int, TextEvidence]], kind: str
     ) -> tuple[int, TextEvidence, str] | None:
-        """The first passage sentence that states what the question asks (a gene for a genes
-        question, else a finding), so a generated profile's heading is never the quote."""
+        """The first passage sentence that states what the question asks (a gene, a mode of
+        inheritance, an onset, else a finding), so a generated profile's heading is never the quote."""
         for h, p in passages:
             for sentence in sentences(p.text):
-                linked = link_cached(self.res.linker, sentence)
-                if linked.genes if kind == "genes" else linked.findings:
+                if self._states(sentence, kind):
                     return h, p, sentence.strip()
         return None
+
+    def _states(self, sentence: str, kind: str) -> bool:
+        if kind in ("inheritance", "onset"):
+            return bool(_STATES[kind].search(sentence))
+        linked = link_cached(self.res.linker, sentence)
+        return bool(linked.genes if kind in ("genes", "gene_diseases") else linked.findings)
 
     def _lookup(
         self,
@@ -305,15 +334,14 @@ class Synthesiser:
         relational: RelationalResult,
         semantic_answers: list[SubAnswer],
     ) -> Synthesis:
-        """Genes / features / compare / unknown: list what the triples state, with their citations."""
+        """Genes / features / inheritance / onset of a disease, a gene's diseases, a comparison:
+        list what the triples state, with their citations."""
         cites = CitationLedger()
         subjects = {self.res.canonical_disease(d) for d in parsed.diseases}
         out: list[str] = []
-        names = [self.res.name(d) for d in parsed.diseases]
+        names = [self.res.name(d) for d in parsed.diseases] or list(parsed.genes)
         by_subject = self._triple_rows(relational)
-        wanted = {"genes": "ASSOCIATED_GENE", "features": "HAS_PHENOTYPE", "compare": "HAS_PHENOTYPE"}.get(
-            parsed.kind
-        )
+        wanted = _LOOKUP_PREDICATE.get(parsed.kind)
         rel_top: list[str] = []
         if wanted:
             for d in [self.res.canonical_disease(x) for x in parsed.diseases][:2]:
@@ -324,20 +352,21 @@ class Synthesiser:
                 rows = list(
                     {self.ev.entity_id(t.object, t.object_id): (h, t) for h, t in reversed(rows)}.values()
                 )[::-1]
+                noun, what, shown = _LOOKUP_WORDING[wanted]
                 if not rows:
-                    what = "genes" if wanted == "ASSOCIATED_GENE" else "features"
                     out.append(f"No retrieved triple states the {what} of {self.res.name(d)}.")
                     continue
-                listed = [f"{_with_frequency(t)} {markers([cites.triple(h, t)])}" for h, t in rows[:8]]
-                rel_top.extend(self.ev.entity_id(t.object, t.object_id) for _, t in rows[:3])
-                noun = "Genes associated with" if wanted == "ASSOCIATED_GENE" else "Annotated features of"
+                listed = [f"{_with_frequency(t)} {markers([cites.triple(h, t)])}" for h, t in rows[:shown]]
+                rel_top.extend(self.ev.entity_id(t.object, t.object_id) for _, t in rows[:shown])
                 out.append(f"{noun} {self.res.name(d)}: {', '.join(listed)}.")
                 for pred, word in (("HAS_INHERITANCE", "Inheritance"), ("HAS_ONSET", "Onset")):
-                    facts = by_subject.get(d, {}).get(pred, [])
+                    facts = by_subject.get(d, {}).get(pred, []) if pred != wanted else []
                     if facts:
                         out.append(
                             f"{word}: {', '.join(f'{t.object} {markers([cites.triple(h, t)])}' for h, t in facts[:3])}."
                         )
+        if parsed.kind == "gene_diseases":
+            rel_top = self._gene_diseases(parsed, relational, cites, out)
         if parsed.kind == "compare":
             out.extend(self._contrast(parsed, by_subject, cites))
         passages = [
@@ -353,14 +382,51 @@ class Synthesiser:
         if quote:
             h, p, sentence = quote
             out.append(f"{sentence} {markers([cites.passage(h, p)])}")
-        wanted_kind = {"genes": "gene", "features": "phenotype", "compare": "phenotype"}.get(parsed.kind, "")
-        sem_top = [e.id for a in semantic_answers for e in a.entities if entity_kind(e.id) == wanted_kind][:3]
+        wanted_kind = _LOOKUP_ENTITY_KIND.get(parsed.kind, "")
+        sem_top = list(
+            dict.fromkeys(
+                e.id for a in semantic_answers for e in a.entities if entity_kind(e.id) == wanted_kind
+            )
+        )
         if not out:
             what = join_words(names) if names else "the question"
             out.append(f"The retrieved evidence does not answer {what}.")
-        agreement = _agreement(semantic, relational, sem_top, rel_top, self.res.name, "answer")
+        if parsed.kind in ("genes", "gene_diseases"):  # lists without an order to compare
+            agreement = _set_agreement(semantic, relational, sem_top, rel_top, parsed.kind, self.res.name)
+        else:
+            agreement = _agreement(semantic, relational, sem_top, rel_top, self.res.name, "answer")
         out.append(agreement.detail)
         return Synthesis(answer=" ".join(out), differential=[], citations=cites.items, agreement=agreement)
+
+
+# What a lookup question lists from the triples: predicate per kind, and its wording
+# (lead-in, noun for "no triple states the …", how many to list).
+_LOOKUP_PREDICATE = {
+    "genes": "ASSOCIATED_GENE",
+    "features": "HAS_PHENOTYPE",
+    "compare": "HAS_PHENOTYPE",
+    "inheritance": "HAS_INHERITANCE",
+    "onset": "HAS_ONSET",
+}
+_LOOKUP_WORDING = {
+    "ASSOCIATED_GENE": ("Genes associated with", "genes", 15),
+    "HAS_PHENOTYPE": ("Annotated features of", "features", 8),
+    "HAS_INHERITANCE": ("Mode of inheritance of", "mode of inheritance", 5),
+    "HAS_ONSET": ("Age of onset of", "age of onset", 5),
+}
+_STATES = {
+    "inheritance": re.compile(r"\binherit|\bautosomal|\bx-linked|\bmitochondrial", re.IGNORECASE),
+    "onset": re.compile(r"\bonset\b|\bbegins?\b|\bstarts?\b", re.IGNORECASE),
+}
+# The kind of entity each lookup's answer is made of, for the channels' agreement.
+_LOOKUP_ENTITY_KIND = {
+    "genes": "gene",
+    "features": "phenotype",
+    "compare": "phenotype",
+    "inheritance": "phenotype",
+    "onset": "phenotype",
+    "gene_diseases": "disease",
+}
 
 
 def _with_frequency(t: KGTriple) -> str:
@@ -370,6 +436,41 @@ def _with_frequency(t: KGTriple) -> str:
 
 def _top(scores: Mapping[str, float], k: int = 3) -> list[str]:
     return sorted(scores, key=lambda d: (-scores[d], d))[:k]
+
+
+def _set_agreement(
+    semantic: SemanticResult,
+    relational: RelationalResult,
+    sem_ids: Sequence[str],
+    rel_ids: Sequence[str],
+    kind: str,
+    label: Callable[[str], str],
+) -> Agreement:
+    """Agreement between two unordered lists (a disease's genes, a gene's diseases): how many
+    of those the text names the knowledge graph lists too."""
+    what = "genes" if kind == "genes" else "diseases"
+    if not sem_ids or not rel_ids:
+        return _agreement(semantic, relational, sem_ids, rel_ids, label, what)
+    shared = [i for i in sem_ids if i in set(rel_ids)]
+    if shared == list(sem_ids) and len(shared) == 1:
+        return Agreement(
+            status="agree", detail=f"The text names {label(shared[0])}, which the knowledge graph lists too."
+        )
+    if len(shared) == len(sem_ids):
+        return Agreement(
+            status="agree",
+            detail=f"All {len(sem_ids)} {what} the text names are among the {len(rel_ids)} the knowledge graph lists.",
+        )
+    if shared:
+        return Agreement(
+            status="partial",
+            detail=f"{len(shared)} of the {len(sem_ids)} {what} the text names are among the {len(rel_ids)} "
+            "the knowledge graph lists.",
+        )
+    return Agreement(
+        status="disagree",
+        detail=f"None of the {what} the text names is among those the knowledge graph lists.",
+    )
 
 
 def _agreement(

@@ -76,12 +76,16 @@ def sentences(text: str) -> list[str]:
 
 
 def intent(sub_query: str) -> str:
-    """What a sub-query asks for: distinguish / genes / features / diseases."""
+    """What a sub-query asks for: distinguish / genes / inheritance / onset / features / diseases."""
     q = sub_query.lower()
     if re.search(r"\b(distinguish|differ|versus|compare)\w*", q):
         return "distinguish"
-    if re.search(r"\bgenes?\b|inheritance", q):
+    if re.search(r"\bgenes?\b", q):
         return "genes"
+    if re.search(r"\binherit\w*", q):
+        return "inheritance"
+    if re.search(r"\bonset\b|\bbegins?\b|\bstarts?\b", q):
+        return "onset"
     if re.search(r"\b(features?|symptoms?|signs?|characteristic|manifestations?)\b", q):
         return "features"
     return "diseases"

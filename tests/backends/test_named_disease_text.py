@@ -11,7 +11,7 @@ from meddiag.backends.registry import get_backend
 from meddiag.schema import BACKENDS
 from tests.backends.conftest import ask
 from tests.backends.fakes import FakeKB, load
-from tests.backends.hand_kb import LDS, hand_kb
+from tests.backends.hand_kb import LDS, MARFAN, hand_kb
 
 FEATURES_QUESTION = "What are the characteristic features of Loeys-Dietz syndrome 1?"
 
@@ -55,3 +55,9 @@ def test_a_question_asking_for_diseases_gets_no_named_profile(kb: FakeKB) -> Non
     # Here Loeys-Dietz syndrome is a candidate to weigh, not the subject of the question.
     query = "Hypertelorism and joint hypermobility: is it Loeys-Dietz syndrome 1? What is the diagnosis?"
     assert named_disease_profiles(_scope(kb, query), limit=5) == []
+
+
+def test_a_question_naming_only_a_gene_gets_its_diseases_passages_stating_it(kb: FakeKB) -> None:
+    chunks = named_disease_profiles(_scope(kb, "Which diseases are associated with FBN1?"), limit=5)
+    assert [c.chunk.doc_id for c in chunks] == [f"profile/{MARFAN}"]
+    assert "FBN1" in chunks[0].chunk.text

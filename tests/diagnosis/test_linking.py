@@ -186,6 +186,13 @@ def test_a_long_list_of_genes_after_one_variant_word_is_reported_whole() -> None
             "diagnosis",
             [],
         ),
+        ("How is Marfan syndrome inherited?", "inheritance", [MARFAN]),
+        ("Is Marfan syndrome autosomal dominant?", "inheritance", [MARFAN]),
+        ("At what age does Marfan syndrome start?", "onset", [MARFAN]),
+        ("What is the age of onset of Marfan syndrome?", "onset", [MARFAN]),
+        ("Which diseases are associated with FBN1?", "gene_diseases", []),
+        # "onset" in a case description, beside a disease named as history: still a diagnosis
+        ("Seizures with onset at 4 months; Marfan syndrome in his father", "diagnosis", []),
         ("What is the weather like?", "unknown", []),
     ],
 )

@@ -204,3 +204,62 @@ def test_a_features_answer_leads_with_the_most_frequent_features_and_states_how_
     assert names.index("Ectopia lentis") == 3, names
     assert "Ectopia lentis (60%)" in listed.group(1)
     assert all(_resolves(c, semantic, relational) for c in result.citations)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "term"),
+    [
+        (
+            "How is Marfan syndrome inherited?",
+            "Mode of inheritance of Marfan syndrome: Autosomal dominant",
+            "HP:0000006",
+        ),
+        (
+            "At what age does Marfan syndrome start?",
+            "Age of onset of Marfan syndrome: Congenital onset",
+            "HP:0003577",
+        ),
+    ],
+)
+def test_inheritance_and_onset_questions_answer_from_their_triples(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology, question: str, expected: str, term: str
+) -> None:
+    parsed, semantic, relational, sem_answers, rel_answers = _run(reasoner, tiny_ontology, question)
+    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
+    assert expected in result.answer
+    assert result.differential == []
+    assert [e.id for e in rel_answers[0].entities] == [term]
+    assert all(_resolves(c, semantic, relational) for c in result.citations)
+
+
+def test_the_text_channel_reads_a_mode_of_inheritance_by_its_label(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    # "Inheritance is autosomal dominant" in Marfan syndrome's profile: outside the phenotype branch
+    _, _, _, sem_answers, _ = _run(reasoner, tiny_ontology, "How is Marfan syndrome inherited?")
+    assert [e.id for e in sem_answers[0].entities] == [world.MARFAN, "HP:0000006"]
+    assert result_agrees(reasoner, tiny_ontology, "How is Marfan syndrome inherited?")
+
+
+def result_agrees(reasoner: OfflineReasoner, onto: Ontology, question: str) -> bool:
+    parsed, semantic, relational, sem_answers, rel_answers = _run(reasoner, onto, question)
+    return (
+        reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers).agreement.status
+        == "agree"
+    )
+
+
+def test_a_genes_diseases_are_listed_from_its_triples(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    parsed, semantic, relational, sem_answers, rel_answers = _run(
+        reasoner, tiny_ontology, "Which diseases are associated with FBN1?"
+    )
+    assert parsed.kind == "gene_diseases"
+    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
+    assert re.search(r"Diseases associated with FBN1: Marfan syndrome \[\d+\]\.", result.answer)
+    assert not re.search(
+        r"Loeys-Dietz", result.answer.split("Diseases associated with FBN1:")[1].split(".")[0]
+    )
+    assert [e.id for e in sem_answers[0].entities][:1] == [world.MARFAN]  # the passage naming FBN1
+    assert all(_resolves(c, semantic, relational) for c in result.citations)
