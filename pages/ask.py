@@ -41,6 +41,10 @@ question = st.text_area(
     "Question",
     key=ASK_QUESTION,
     placeholder="e.g. A 6-year-old boy with arachnodactyly, ectopia lentis and aortic root dilatation. Differential?",
+    help='Describe a patient for a differential diagnosis, or ask about a disease ("What are the '
+    'features of Marfan syndrome?", "How is Marfan syndrome inherited?", "When does Huntington '
+    'disease start?"), a gene ("Which diseases are associated with FBN1?") or two diseases '
+    '("How do Marfan syndrome and Loeys-Dietz syndrome differ?").',
 )
 with st.expander("Structured patient (optional)"):
     patient = render_patient_form(service)

@@ -34,7 +34,7 @@ _TERM_BRANCHES = {
 @lru_cache(maxsize=4)
 def _branch_patterns(onto: Ontology, branch: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(term, label pattern) for the terms under an HPO branch, longest label first so that
-    "autosomal dominant inheritance with maternal imprinting" wins over its prefix."""
+    "autosomal dominant inheritance with maternal imprinting" is read before its prefix."""
     out = []
     for term in onto.descendants(branch) - {branch}:
         label = onto.label(term).lower()
@@ -116,9 +116,10 @@ class SemanticSteps:
         genes: set[str],
         seeks_disease: bool,
     ) -> float:
-        """2 × IC-weighted share of findings the passage covers + 1.5 if it is about a wanted disease
-        or names a wanted gene + the share of the sub-query's words it contains; halved for a passage that names no disease
-        when the sub-query asks for diseases (a term definition cannot answer "which diseases …")."""
+        """2 × IC-weighted share of findings the passage covers + 1.5 if it is about a wanted
+        disease or names a wanted gene + the share of the sub-query's words it contains; halved
+        for a passage that names no disease when the sub-query asks for diseases (a term
+        definition cannot answer "which diseases …")."""
         terms = self.ev.passage_terms(p)
         seen = observed(parsed)
         total = sum(self.res.ic(f.hpo_id) for f in seen) or 1.0
@@ -320,13 +321,14 @@ class SemanticSteps:
         named, about = self._about_named(sub_query, passages)
         branch, what = _TERM_BRANCHES[wants]
         onto = self.res.ontology
-        found: dict[str, int] = {}
+        found: list[str] = []
         for p in about:
+            text = p.text
             for term, pattern in _branch_patterns(onto, branch):
-                m = pattern.search(p.text)
-                if m and term not in found:
-                    found[term] = len(found)
-        terms = list(found)[: self.params.answer_size]
+                text, hits = pattern.subn(" ", text)  # a longer label's words are not read again
+                if hits and term not in found:
+                    found.append(term)
+        terms = found[: self.params.answer_size]
         subject = self.res.name(named[0]) if named else "the disease"
         entities = [RankedEntity(id=d, name=self.res.name(d), score=0.0) for d in named]
         entities += [RankedEntity(id=t, name=onto.label(t), score=1.0) for t in terms]

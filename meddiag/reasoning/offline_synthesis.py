@@ -290,7 +290,8 @@ class Synthesiser:
     def _gene_diseases(
         self, parsed: ParsedQuestion, relational: RelationalResult, cites: CitationLedger, out: list[str]
     ) -> list[str]:
-        """ "Diseases associated with FBN1: …" from the retrieved gene triples; the disease ids listed."""
+        """The sentences "Diseases associated with FBN1: …" from the retrieved gene triples;
+        returns the disease ids listed."""
         listed: dict[str, str] = {}
         for gene in parsed.genes[:2]:
             rows: dict[str, tuple[int, KGTriple]] = {}
