@@ -162,7 +162,7 @@ def test_ask_draws_hops_synthesis_graph_and_citations(browser_page, server):
     page = browser_page
     page.get_by_role("heading", name="Ask").wait_for(timeout=60_000)
     _shoot(page, "01-ask-empty.png")
-    page.get_by_label("Question").fill(QUESTION)
+    page.get_by_role("textbox", name="Question", exact=True).fill(QUESTION)
     page.get_by_role("button", name="Ask", exact=True).click()
     page.get_by_role("heading", name="Synthesis").wait_for(timeout=240_000)
     page.wait_for_timeout(2_000)  # let the iframes and charts draw
