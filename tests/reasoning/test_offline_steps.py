@@ -24,6 +24,18 @@ def _answer(*ids_names: tuple[str, str]) -> SubAnswer:
     )
 
 
+def _marfan_fact(label: str, hpo_id: str, predicate: str = "HAS_PHENOTYPE", **fields: object) -> KGTriple:
+    """A Marfan syndrome phenotype triple as a backend prints it."""
+    return KGTriple(
+        subject="Marfan syndrome",
+        predicate=predicate,
+        object=label,
+        subject_id=world.MARFAN,
+        object_id=hpo_id,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
 def test_parse_question_links_lay_synonyms_negation_age_and_sex(reasoner: OfflineReasoner) -> None:
     parsed = _parsed(reasoner)
     assert [(f.hpo_id, f.excluded) for f in parsed.findings] == [
@@ -111,12 +123,10 @@ def test_filter_triples_by_pattern_hierarchy_frequency_and_sources(
     reasoner: OfflineReasoner, tiny_ontology: Ontology
 ) -> None:
     triples = [world.triple(r, tiny_ontology) for r in world.relations()]
-    generic = KGTriple(
-        subject="Marfan syndrome",
-        predicate="has phenotype",
-        object="Abnormality of the skeletal system",
-        subject_id=world.MARFAN,
-        object_id="HP:0000924",
+    generic = _marfan_fact(
+        "Abnormality of the skeletal system",
+        "HP:0000924",
+        "has phenotype",  # as upstream prints the predicate
         weight=0.9,
         frequency=0.9,
         provenance=["PMID:1"],
@@ -276,14 +286,8 @@ def test_a_features_answer_orders_by_curated_frequency(
 ) -> None:
     parsed = _parsed(reasoner, "What are the features of Marfan syndrome?")
     triples = [world.triple(r, tiny_ontology) for r in world.relations()]
-    unstated = KGTriple(
-        subject="Marfan syndrome",
-        predicate="HAS_PHENOTYPE",
-        object="Intellectual disability",
-        subject_id=world.MARFAN,
-        object_id="HP:0001249",
-        weight=1.0,  # upstream's edge weight when nothing is known: not a frequency
-    )
+    # upstream's edge weight when nothing is known is 1.0: not a frequency
+    unstated = _marfan_fact("Intellectual disability", "HP:0001249", weight=1.0)
     patterns = [TriplePattern(subject=world.MARFAN, predicate="HAS_PHENOTYPE", object="?")]
     kept, _ = reasoner.filter_triples(patterns, [unstated, *triples], parsed)
     answer = reasoner.answer_relational(patterns, kept, parsed)

@@ -26,6 +26,12 @@ def _run(reasoner: OfflineReasoner, onto: Ontology, question: str = VIGNETTE) ->
     return run_pipeline(reasoner, onto, question)
 
 
+def _synthesised(reasoner: OfflineReasoner, onto: Ontology, question: str) -> tuple[Run, Synthesis]:
+    """The question through both channels, and its synthesis."""
+    run = _run(reasoner, onto, question)
+    return run, reasoner.synthesise(*run)
+
+
 def _resolves(c: Citation, semantic: SemanticResult, relational: RelationalResult) -> bool:
     if c.kind == "passage":
         return any(
@@ -193,10 +199,9 @@ def test_a_named_gene_puts_its_disease_first_and_the_answer_says_why(
 def test_a_features_answer_leads_with_the_most_frequent_features_and_states_how_often(
     reasoner: OfflineReasoner, tiny_ontology: Ontology
 ) -> None:
-    parsed, semantic, relational, sem_answers, rel_answers = _run(
+    (_, semantic, relational, _, _), result = _synthesised(
         reasoner, tiny_ontology, "What are the features of Marfan syndrome?"
     )
-    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
     listed = re.search(r"Annotated features of Marfan syndrome: (.*?)\.", result.answer)
     assert listed is not None
     names = [re.sub(r" \(\d+%\) \[\d+\]$", "", x) for x in listed.group(1).split(", ")]
@@ -224,8 +229,7 @@ def test_a_features_answer_leads_with_the_most_frequent_features_and_states_how_
 def test_inheritance_and_onset_questions_answer_from_their_triples(
     reasoner: OfflineReasoner, tiny_ontology: Ontology, question: str, expected: str, term: str
 ) -> None:
-    parsed, semantic, relational, sem_answers, rel_answers = _run(reasoner, tiny_ontology, question)
-    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
+    (_, semantic, relational, _, rel_answers), result = _synthesised(reasoner, tiny_ontology, question)
     assert expected in result.answer
     assert result.differential == []
     assert [e.id for e in rel_answers[0].entities] == [term]
@@ -236,30 +240,21 @@ def test_the_text_channel_reads_a_mode_of_inheritance_by_its_label(
     reasoner: OfflineReasoner, tiny_ontology: Ontology
 ) -> None:
     # "Inheritance is autosomal dominant" in Marfan syndrome's profile: outside the phenotype branch
-    _, _, _, sem_answers, _ = _run(reasoner, tiny_ontology, "How is Marfan syndrome inherited?")
-    assert [e.id for e in sem_answers[0].entities] == [world.MARFAN, "HP:0000006"]
-    assert result_agrees(reasoner, tiny_ontology, "How is Marfan syndrome inherited?")
-
-
-def result_agrees(reasoner: OfflineReasoner, onto: Ontology, question: str) -> bool:
-    parsed, semantic, relational, sem_answers, rel_answers = _run(reasoner, onto, question)
-    return (
-        reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers).agreement.status
-        == "agree"
+    (_, _, _, sem_answers, _), result = _synthesised(
+        reasoner, tiny_ontology, "How is Marfan syndrome inherited?"
     )
+    assert [e.id for e in sem_answers[0].entities] == [world.MARFAN, "HP:0000006"]
+    assert result.agreement.status == "agree"
 
 
 def test_a_genes_diseases_are_listed_from_its_triples(
     reasoner: OfflineReasoner, tiny_ontology: Ontology
 ) -> None:
-    parsed, semantic, relational, sem_answers, rel_answers = _run(
+    (parsed, semantic, relational, sem_answers, _), result = _synthesised(
         reasoner, tiny_ontology, "Which diseases are associated with FBN1?"
     )
     assert parsed.kind == "gene_diseases"
-    result = reasoner.synthesise(parsed, semantic, relational, sem_answers, rel_answers)
     assert re.search(r"Diseases associated with FBN1: Marfan syndrome \[\d+\]\.", result.answer)
-    assert not re.search(
-        r"Loeys-Dietz", result.answer.split("Diseases associated with FBN1:")[1].split(".")[0]
-    )
+    assert "Loeys-Dietz" not in result.answer.split("Diseases associated with FBN1:")[1].split(".")[0]
     assert [e.id for e in sem_answers[0].entities][:1] == [world.MARFAN]  # the passage naming FBN1
     assert all(_resolves(c, semantic, relational) for c in result.citations)
