@@ -178,6 +178,7 @@ class ParsedQuestion(Model):
     # the text): only these rank their diseases first. "CD4+ T cells" names a gene, not a variant.
     variant_genes: list[str] = Field(default_factory=list)
     diseases: list[str] = Field(default_factory=list)  # disease ids named in the question
+    disease_mentions: list[str] = Field(default_factory=list)  # ... as the question words them
     warnings: list[str] = Field(default_factory=list)
     # Set by the caller, not the reasoner: sources every step must leave out (leave-publication-out).
     exclude_sources: list[str] = Field(default_factory=list)

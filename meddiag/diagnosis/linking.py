@@ -577,6 +577,7 @@ class PhraseLinker:
             genes=genes,
             variant_genes=variant_genes,
             diseases=diseases,
+            disease_mentions=list(dict.fromkeys(linked.disease_mentions)) if diseases else [],
             warnings=warnings,
         )
 

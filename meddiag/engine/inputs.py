@@ -94,6 +94,26 @@ def understood(parsed: ParsedQuestion) -> bool:
     return bool(parsed.findings or parsed.diseases or parsed.genes)
 
 
+_ASKED_ABOUT = {
+    "features": "the features of {}",
+    "genes": "the genes of {}",
+    "inheritance": "the mode of inheritance of {}",
+    "onset": "the age of onset of {}",
+    "gene_diseases": "the diseases linked to {}",
+    "compare": "how {} differ",
+}
+
+
+def asked_about(parsed: ParsedQuestion) -> str | None:
+    """What a question that is not a differential asks, in words ("the mode of inheritance of
+    Marfan syndrome"), for the page to show in place of the findings it has none of."""
+    template = _ASKED_ABOUT.get(parsed.kind)
+    names = parsed.genes if parsed.kind == "gene_diseases" else parsed.disease_mentions or parsed.diseases
+    if template is None or not names:
+        return None
+    return template.format(" and ".join(names[:2]) if parsed.kind == "compare" else names[0])
+
+
 def not_understood_answer(parsed: ParsedQuestion) -> str:
     lines = [
         "No clinical finding, disease or gene could be recognised in the question, "

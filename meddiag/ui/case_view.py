@@ -9,6 +9,7 @@ import re
 
 import streamlit as st
 
+from meddiag.engine.inputs import asked_about
 from meddiag.export import ask_result_json, ask_result_markdown
 from meddiag.reasoning.fallback import summarise_fallbacks
 from meddiag.schema import AskResult
@@ -36,7 +37,11 @@ def render_understanding(result: AskResult) -> None:
         return ", ".join(f"{f.label} ({f.hpo_id})" for f in p.findings if f.excluded == excluded)
 
     present, absent = listed(False), listed(True)
-    st.caption(f"Understood findings: {present or 'none'}")
+    about = asked_about(p)
+    if about:  # a question about a disease or gene, not a patient
+        st.caption(f"Understood as a question about {about}.")
+    if present or not about:
+        st.caption(f"Understood findings: {present or 'none'}")
     if absent:  # published cases often list dozens of features checked and absent
         st.caption(f"Understood as absent: {absent}")
     if p.variant_genes:

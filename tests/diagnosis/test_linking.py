@@ -202,6 +202,8 @@ def test_question_kind_and_named_diseases(
     parsed = linker.parse_question(question)
     assert parsed.kind == kind
     assert parsed.diseases == diseases
+    if kind == "features":
+        assert parsed.disease_mentions == ["Marfan syndrome"]  # the question's own words
 
 
 def test_no_finding_gives_a_warning_not_an_error(linker: PhraseLinker) -> None:

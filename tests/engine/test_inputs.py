@@ -1,11 +1,12 @@
-"""What a clinician types before anything runs: sources to leave out."""
+"""What a clinician types before anything runs: sources to leave out; what a question asks about."""
 
 from __future__ import annotations
 
 import pytest
 
-from meddiag.engine.inputs import source_ids
+from meddiag.engine.inputs import asked_about, source_ids
 from meddiag.errors import InputError
+from meddiag.schema import ParsedQuestion
 
 
 def test_sources_are_split_and_written_as_the_knowledge_base_writes_them() -> None:
@@ -26,3 +27,24 @@ def test_nothing_typed_leaves_nothing_out() -> None:
 def test_a_token_that_is_no_source_id_is_named() -> None:
     with pytest.raises(InputError, match=r"Not a source id: Smith2019\b"):
         source_ids("PMID:1, Smith2019")
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("inheritance", "the mode of inheritance of Marfan syndrome"),
+        ("onset", "the age of onset of Marfan syndrome"),
+        ("compare", "how Marfan syndrome and Loeys-Dietz syndrome differ"),
+        ("gene_diseases", "the diseases linked to FBN1"),
+        ("diagnosis", None),  # a patient: the page lists the findings instead
+    ],
+)
+def test_what_a_question_asks_about_is_said_in_its_own_words(kind: str, expected: str | None) -> None:
+    parsed = ParsedQuestion(
+        text="…",
+        kind=kind,  # type: ignore[arg-type]
+        diseases=["OMIM:154700", "OMIM:609192"],
+        disease_mentions=["Marfan syndrome", "Loeys-Dietz syndrome"],
+        genes=["FBN1"],
+    )
+    assert asked_about(parsed) == expected

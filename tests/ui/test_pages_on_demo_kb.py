@@ -93,6 +93,9 @@ def test_a_features_question_lists_the_diseases_features_and_no_differential(rea
     assert "Annotated features of Marfan syndrome:" in result.synthesis.answer
     assert not [f for f in at.dataframe if "Score" in f.value.columns]
     assert not [i.value for i in at.info if "No candidate diagnosis" in i.value]
+    captions = [c.value for c in at.caption]
+    assert "Understood as a question about the features of Marfan syndrome." in captions
+    assert not [c for c in captions if c.startswith("Understood findings")]
     # the text channel read Marfan syndrome's own text, not another disease's
     first = result.semantic.hops[0]
     assert first.passages and first.passages[0].doc_id.endswith(":154700")
