@@ -31,8 +31,8 @@ from meddiag.backends.base import (
     to_kg_entity,
 )
 from meddiag.backends.exclusion import disease_facts
-from meddiag.backends.lightrag import chunk_id, round_robin
-from meddiag.backends.profiles import disease_profile, named_disease_profiles
+from meddiag.backends.lightrag import round_robin
+from meddiag.backends.profiles import disease_profile, named_first
 from meddiag.knowledge.hyperedges import disease_hyperedges
 from meddiag.knowledge.model import Hyperedge
 from meddiag.schema import KGHyperedge
@@ -126,9 +126,8 @@ class HyperGraphRAG(Backend):
             # the knowledge's source chunks, then (mix and semantic) the chunk vector search
             by_knowledge = source_chunks(scope, hyperedges[: req.top_k])
             by_vector = scope.chunk_hits(req.query, req.top_k)
-            # A question about a named disease gets that disease's own text first.
-            about = named_disease_profiles(scope, req.top_k)
-            chunks = round_robin([*about, *round_robin(by_vector, by_knowledge, key=chunk_id)], key=chunk_id)
+            merged = round_robin(by_vector, by_knowledge, key=lambda c: c.chunk.id)
+            chunks = named_first(scope, merged, req.top_k)
 
         names = scope.names({m for h in hyperedges for m in h.hyperedge.members})
         kg_entities = fit_budget(

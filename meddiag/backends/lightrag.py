@@ -32,14 +32,10 @@ from meddiag.backends.base import (
     to_kg_entity,
     to_kg_triple,
 )
-from meddiag.backends.profiles import named_disease_profiles
+from meddiag.backends.profiles import named_first
 from meddiag.knowledge.model import Relation
 
 T = TypeVar("T")
-
-
-def chunk_id(scored: ScoredChunk) -> str:
-    return scored.chunk.id
 
 
 def round_robin(*lists: Iterable[T], key: Callable[[T], object] = lambda x: x) -> list[T]:
@@ -124,9 +120,7 @@ class LightRAG(Backend):
         if req.wants_text:
             by_query, *rest = scope.chunk_hits_many(self._chunk_texts(scope), req.top_k)
             by_names = rest[0] if rest else []
-            # A question about a named disease gets that disease's own text first.
-            about = named_disease_profiles(scope, req.top_k)
-            chunks = round_robin([*about, *round_robin(by_query, by_names, key=chunk_id)], key=chunk_id)
+            chunks = named_first(scope, round_robin(by_query, by_names, key=lambda c: c.chunk.id), req.top_k)
 
         # 4. token budgets
         names = scope.names({n for r in relations for n in (r.relation.subject, r.relation.object)})

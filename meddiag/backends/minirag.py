@@ -40,8 +40,7 @@ from meddiag.backends.base import (
     to_kg_entity,
     to_kg_triple,
 )
-from meddiag.backends.lightrag import chunk_id, round_robin
-from meddiag.backends.profiles import disease_profile, named_disease_profiles
+from meddiag.backends.profiles import disease_profile, named_first
 from meddiag.knowledge.model import Relation
 
 MAX_START_NODES = 15
@@ -224,9 +223,7 @@ class MiniRAG(Backend):
             by_graph = profile_chunks(scope, [e for e, _ in entity_rows], answer_type)
             path_entities = {n for p in paths[: req.top_k] for n in p.nodes}
             scored = score_chunks(vector_hits, by_graph, path_entities)
-            # A question about a named disease gets that disease's own text first.
-            about = named_disease_profiles(scope, req.top_k)
-            chunks = round_robin([*about, *scored], key=chunk_id)[: req.top_k]
+            chunks = named_first(scope, scored, req.top_k)[: req.top_k]
 
         kept_paths = paths if req.wants_graph else []
         relations = list({r.key: r for p in kept_paths for r in p.relations}.values())

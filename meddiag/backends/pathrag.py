@@ -33,8 +33,7 @@ from meddiag.backends.base import (
     to_kg_entity,
     to_kg_triple,
 )
-from meddiag.backends.lightrag import chunk_id, round_robin
-from meddiag.backends.profiles import named_disease_profiles
+from meddiag.backends.profiles import named_first
 from meddiag.knowledge.model import Relation
 from meddiag.schema import KGEntity, KGPath, RetrievedItem
 
@@ -256,10 +255,8 @@ class PathRAG(Backend):
 
         texts = []
         if req.wants_text:
-            # A question about a named disease gets that disease's own text first.
-            about = named_disease_profiles(scope, req.top_k)
             texts = passages(
-                round_robin([*about, *scope.chunk_hits(req.query, req.top_k)], key=chunk_id), budgets.chunks
+                named_first(scope, scope.chunk_hits(req.query, req.top_k), req.top_k), budgets.chunks
             )
 
         names = scope.names(

@@ -10,6 +10,7 @@ name carries little of its vector.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from meddiag.backends.exclusion import disease_facts
@@ -69,3 +70,13 @@ def _gene_disease_chunks(scope: QueryScope, genes: list[str], limit: int) -> lis
             if len(out) >= limit:
                 return out
     return out
+
+
+def named_first(scope: QueryScope, chunks: Sequence[ScoredChunk], limit: int) -> list[ScoredChunk]:
+    """`chunks` after the profile chunks of what the question asks about
+    (`named_disease_profiles`), each chunk once: a question about a named disease reads that
+    disease's own text first."""
+    out: dict[str, ScoredChunk] = {}
+    for c in [*named_disease_profiles(scope, limit), *chunks]:
+        out.setdefault(c.chunk.id, c)
+    return list(out.values())
