@@ -2,7 +2,8 @@
 gene symbols, named diseases and the kind of question.
 
 Findings are found by longest-match scanning of the text's word n-grams against a phrase
-index of HPO labels and synonyms (lay synonyms included). Words are folded before both
+index of HPO labels and synonyms (lay synonyms included, and a little clinical shorthand:
+`shorthand.py`). Words are folded before both
 indexing and scanning — lower case, accents and punctuation removed, cheap plural and
 British-spelling folding ("seizures" → "seizure", "oedema" → "edema") — so the two sides
 always agree. Acronym synonyms ("ASD", "ODD") only match when written in capitals, since
@@ -23,6 +24,7 @@ from functools import lru_cache
 
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
 from meddiag.diagnosis.negation import Token, negated_positions
+from meddiag.diagnosis.shorthand import SHORTHAND
 from meddiag.errors import InputError
 from meddiag.knowledge.hpo import Ontology
 from meddiag.schema import Finding, ParsedQuestion, PatientInput, QuestionKind, Sex
@@ -282,6 +284,9 @@ class PhraseLinker:
             self._add(term.name, PhraseEntry("phenotype", tid, "exact", term.name))
             for syn in term.synonyms:
                 self._add(syn, PhraseEntry("phenotype", tid, "synonym", term.name))
+        for written, tid in SHORTHAND.items():
+            if tid in ontology.phenotype_ids:
+                self._add(written, PhraseEntry("phenotype", tid, "synonym", ontology.terms[tid].name))
         for did, names in (diseases or {}).items():
             if not names:
                 continue

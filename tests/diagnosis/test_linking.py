@@ -377,3 +377,10 @@ def test_fragments_about_relatives_or_normal_results_are_not_guessed_at(linker: 
     parsed = fuzzy.parse_question("Hypotonia, MRI normal, unremarkable EEG. His father has rhythmic shaking.")
     assert calls == []
     assert [f.hpo_id for f in parsed.findings] == ["HP:0001252"]
+
+
+def test_clinical_shorthand_links_but_a_longer_hpo_phrase_wins(linker: PhraseLinker) -> None:
+    found = _by_id(linker.link("Teenage boy, very tall, with salty sweat and a high CK.").findings)
+    assert set(found) == {"HP:0000098", "HP:0012236", "HP:0003236"}
+    assert found["HP:0000098"].match == "synonym"
+    assert [f.hpo_id for f in linker.link("Tall chin.").findings] == ["HP:0400000"]
