@@ -5,6 +5,7 @@ Defaults run offline: Milvus Lite file, local graph directory, offline reasoner.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -22,26 +23,40 @@ from meddiag.schema import BackendName
 DEFAULT_EMBEDDER = "lsa-192"
 
 
-def _address(schemes: tuple[str, ...], example: str, empty: str) -> AfterValidator:
-    """A connection address that is empty or starts with one of `schemes` (anything else would
-    be silently ignored, or fail later with a less helpful message)."""
+@dataclass(frozen=True)
+class AddressRule:
+    """A connection address is empty or starts with one of `schemes`: anything else would be
+    silently ignored, or fail later with a less helpful message."""
 
-    def check(value: str) -> str:
+    schemes: tuple[str, ...]
+    example: str
+    empty: str  # what an empty address means
+
+    def problem(self, value: str) -> str | None:
+        """What is wrong with `value`, as a clause; None when it is usable."""
         value = value.strip()
-        if value and not value.startswith(schemes):
-            raise ValueError(f"write it as {example}, or leave it empty for {empty}")
-        return value
+        if value and not value.startswith(self.schemes):
+            return f"write it as {self.example}, or leave it empty for {self.empty}"
+        return None
 
-    return AfterValidator(check)
+    def validator(self) -> AfterValidator:
+        def check(value: str) -> str:
+            problem = self.problem(value)
+            if problem:
+                raise ValueError(problem)
+            return value.strip()
+
+        return AfterValidator(check)
 
 
 HTTP_SCHEMES = ("http://", "https://")
 NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
-MilvusUri = Annotated[
-    str, _address(HTTP_SCHEMES, "http://host:19530", "the Milvus Lite file under the home folder")
+MILVUS_ADDRESS = AddressRule(HTTP_SCHEMES, "http://host:19530", "the Milvus Lite file under the home folder")
+MilvusUri = Annotated[str, MILVUS_ADDRESS.validator()]
+Neo4jUri = Annotated[
+    str, AddressRule(NEO4J_SCHEMES, "bolt://host:7687", "the local graph directory").validator()
 ]
-Neo4jUri = Annotated[str, _address(NEO4J_SCHEMES, "bolt://host:7687", "the local graph directory")]
-LlmUrl = Annotated[str, _address(HTTP_SCHEMES, "http://host:11434/v1", "the offline reasoner")]
+LlmUrl = Annotated[str, AddressRule(HTTP_SCHEMES, "http://host:11434/v1", "the offline reasoner").validator()]
 
 
 def _default_home() -> Path:

@@ -41,8 +41,15 @@ def named_disease_profiles(scope: QueryScope, limit: int) -> list[ScoredChunk]:
     from meddiag.backends.base import ScoredChunk
 
     req = scope.request
-    found = list(scope.entities(dict.fromkeys([*req.seeds, *req.keywords.entity_ids])).values())
-    if found and all(e.type == "Gene" for e in found):
+    ids = list(dict.fromkeys([*req.seeds, *req.keywords.entity_ids]))
+    # Findings (HPO ids) are never the subject of such a question, so a vignette's retrieval,
+    # the hot path, is settled here without an entity lookup.
+    named = [i for i in ids if not i.startswith("HP:")]
+    findings = len(named) < len(ids)
+    if not named or (findings and req.keywords.answer_type in (None, "Disease")):
+        return []
+    found = list(scope.entities(named).values())
+    if found and not findings and all(e.type == "Gene" for e in found):
         return _gene_disease_chunks(scope, [e.id for e in found], limit)
     if req.keywords.answer_type in (None, "Disease"):
         return []

@@ -7,7 +7,6 @@ the disease's own evidence states, and every citation points at a passage or tri
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from meddiag.diagnosis.fusion import fuse_scores, fused_order
@@ -16,7 +15,14 @@ from meddiag.reasoning.citations import CitationLedger
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, most_frequent_first, observed
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources
-from meddiag.reasoning.text_match import entity_kind, link_cached, normalise_predicate, sentences
+from meddiag.reasoning.text_match import (
+    STATES_INHERITANCE,
+    STATES_ONSET,
+    entity_kind,
+    link_cached,
+    normalise_predicate,
+    sentences,
+)
 from meddiag.reasoning.wording import join_words, markers
 from meddiag.schema import (
     Agreement,
@@ -415,10 +421,7 @@ _LOOKUP_WORDING = {
     "HAS_INHERITANCE": ("Mode of inheritance of", "mode of inheritance", 5),
     "HAS_ONSET": ("Age of onset of", "age of onset", 5),
 }
-_STATES = {
-    "inheritance": re.compile(r"\binherit|\bautosomal|\bx-linked|\bmitochondrial", re.IGNORECASE),
-    "onset": re.compile(r"\bonset\b|\bbegins?\b|\bstarts?\b", re.IGNORECASE),
-}
+_STATES = {"inheritance": STATES_INHERITANCE, "onset": STATES_ONSET}
 # The kind of entity each lookup's answer is made of, for the channels' agreement.
 _LOOKUP_ENTITY_KIND = {
     "genes": "gene",

@@ -75,6 +75,12 @@ def sentences(text: str) -> list[str]:
     return SENTENCE.split(text.strip())
 
 
+# Words of a passage sentence stating a mode of inheritance or an age of onset (the synthesis
+# quotes one such sentence); an onset sub-query asks with the same words.
+STATES_INHERITANCE = re.compile(r"\binherit|\bautosomal|\bx-linked|\bmitochondrial", re.IGNORECASE)
+STATES_ONSET = re.compile(r"\bonset\b|\bbegins?\b|\bstarts?\b", re.IGNORECASE)
+
+
 def intent(sub_query: str) -> str:
     """What a sub-query asks for: distinguish / genes / inheritance / onset / features / diseases."""
     q = sub_query.lower()
@@ -82,9 +88,9 @@ def intent(sub_query: str) -> str:
         return "distinguish"
     if re.search(r"\bgenes?\b", q):
         return "genes"
-    if re.search(r"\binherit\w*", q):
+    if re.search(r"\binherit\w*", q):  # not STATES_INHERITANCE: "mitochondrial myopathy" is a finding
         return "inheritance"
-    if re.search(r"\bonset\b|\bbegins?\b|\bstarts?\b", q):
+    if STATES_ONSET.search(q):
         return "onset"
     if re.search(r"\b(features?|symptoms?|signs?|characteristic|manifestations?)\b", q):
         return "features"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TypedDict
 
-from meddiag.config import HTTP_SCHEMES
+from meddiag.config import MILVUS_ADDRESS
 
 
 class HealthDict(TypedDict):
@@ -19,12 +19,9 @@ class HealthDict(TypedDict):
 
 def check_milvus(uri: str, timeout_s: float = 3.0, *, lite_path: Path) -> HealthDict:
     """A Milvus server at an http(s) `uri`; with no `uri`, the Milvus Lite file at `lite_path`."""
-    if uri and not uri.startswith(HTTP_SCHEMES):
-        return {
-            "ok": False,
-            "message": f"{uri!r} is not a Milvus server address: write it as http://host:19530, or "
-            "leave it empty for the Milvus Lite file of the knowledge base.",
-        }
+    problem = MILVUS_ADDRESS.problem(uri)
+    if problem:
+        return {"ok": False, "message": f"{uri!r} is not a Milvus server address: {problem}."}
     if not uri:
         if lite_path.exists():
             return {
