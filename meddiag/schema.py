@@ -145,8 +145,20 @@ class Finding(Model):
     label: str
     excluded: bool = False
     mention: str = ""
-    match: Literal["id", "exact", "synonym", "embedding", "fuzzy"] = "exact"
+    match: Literal["id", "exact", "synonym", "embedding", "fuzzy", "lab"] = "exact"
     confidence: float = 1.0
+
+
+class LabValue(Model):
+    """A laboratory value written as a number in the question, and how it was read."""
+
+    analyte: str
+    value: float
+    unit: str
+    reading: Literal["high", "low", "normal"]
+    limit: str  # the limit it was read against: "above 300 U/L"
+    mention: str  # the text read: "CK 20,000 U/L"
+    hpo_id: str | None = None  # the finding it became; None within range or without an HPO term
 
 
 class PatientInput(Model):
@@ -179,6 +191,7 @@ class ParsedQuestion(Model):
     variant_genes: list[str] = Field(default_factory=list)
     diseases: list[str] = Field(default_factory=list)  # disease ids named in the question
     disease_mentions: list[str] = Field(default_factory=list)  # ... as the question words them
+    lab_values: list[LabValue] = Field(default_factory=list)  # numbers read against reference limits
     warnings: list[str] = Field(default_factory=list)
     # Set by the caller, not the reasoner: sources every step must leave out (leave-publication-out).
     exclude_sources: list[str] = Field(default_factory=list)

@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
+from meddiag.diagnosis.lab_values import LabReading, UnreadLab, read_lab_values
 from meddiag.diagnosis.negation import Token, negated_positions
 from meddiag.diagnosis.shorthand import SHORTHAND
 from meddiag.errors import InputError
 from meddiag.knowledge.hpo import Ontology
-from meddiag.schema import Finding, ParsedQuestion, PatientInput, QuestionKind, Sex
+from meddiag.schema import Finding, LabValue, ParsedQuestion, PatientInput, QuestionKind, Sex
 
 MAX_QUESTION_CHARS = 20_000
 MAX_PHRASE_TOKENS = 16
@@ -243,6 +244,7 @@ class LinkedText:
     disease_ids: list[str] = field(default_factory=list)
     disease_mentions: list[str] = field(default_factory=list)
     genes: list[str] = field(default_factory=list)
+    lab_values: list[LabValue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     covered_tokens: int = 0
     tokens: int = 0
@@ -389,6 +391,15 @@ class PhraseLinker:
                 continue
             id_tokens.update(k for k, t in enumerate(tokens) if m.start() <= t.start < m.end())
             id_mentions.append((first, m.group(0).upper()))
+        # Numbers read against reference limits (the question only): their words are not read
+        # again by the phrase index or the embedding search ("glucose 30 mg/dL" is not "Glucose
+        # intolerance"), whether or not the value could be read.
+        labs = [
+            ([k for k, t in enumerate(tokens) if item.start <= t.start < item.end], item)
+            for item in (read_lab_values(text) if approximate else ())
+        ]
+        for positions, _ in labs:
+            id_tokens.update(positions)
         spans = self._spans(tokens, id_tokens, "phenotype")
         disease_spans = self._spans(tokens, id_tokens, "disease")
         covered = set(id_tokens)
@@ -411,6 +422,16 @@ class PhraseLinker:
             findings.append(
                 (pos, Finding(hpo_id=current, label=label, excluded=pos in negated, mention=hid, match="id"))
             )
+        for positions, item in labs:
+            if isinstance(item, UnreadLab):
+                out.warnings.append(item.reason)
+            elif positions[0] in relatives:
+                out.warnings.append(_relative_warning(item.mention, relatives[positions[0]]))
+            else:
+                value, finding = self._lab_value(item)
+                out.lab_values.append(value)
+                if finding is not None:
+                    findings.append((positions[0], finding))
         for s in disease_spans:
             out.disease_ids.append(s.entries[0].id)
             out.disease_mentions.append(text[tokens[s.start].start : tokens[s.end - 1].end])
@@ -456,6 +477,24 @@ class PhraseLinker:
                 out.genes.append(tok.raw)
         return out
 
+    def _lab_value(self, item: LabReading) -> tuple[LabValue, Finding | None]:
+        """The value as the question reports it, and the finding it becomes when abnormal."""
+        current = self.ontology.resolve(item.hpo_id) if item.hpo_id else None
+        value = LabValue(
+            analyte=item.analyte,
+            value=item.value,
+            unit=item.unit,
+            reading=item.reading,
+            limit=item.limit,
+            mention=item.mention,
+            hpo_id=current,
+        )
+        if current is None:
+            return value, None
+        return value, Finding(
+            hpo_id=current, label=self.ontology.label(current), mention=item.mention, match="lab"
+        )
+
     def _embedding_findings(
         self, text: str, tokens: Sequence[Token], covered: set[int], negated: set[int], warnings: list[str]
     ) -> list[tuple[int, Finding]]:
@@ -470,7 +509,7 @@ class PhraseLinker:
             ]
             states_normal = any(tokens[k].lower in _NORMALITY for k in fragment)
             if (
-                content
+                any(len(tokens[k].lower) >= 3 for k in content)  # not a stray "L" or "a"
                 and len(fragment) <= 8
                 and not states_normal
                 and tokens[content[0]].raw not in self.genes
@@ -583,6 +622,7 @@ class PhraseLinker:
             variant_genes=variant_genes,
             diseases=diseases,
             disease_mentions=list(dict.fromkeys(linked.disease_mentions)) if diseases else [],
+            lab_values=linked.lab_values,
             warnings=warnings,
         )
 

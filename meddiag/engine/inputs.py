@@ -114,6 +114,20 @@ def asked_about(parsed: ParsedQuestion) -> str | None:
     return template.format(" and ".join(names[:2]) if parsed.kind == "compare" else names[0])
 
 
+def lab_value_lines(parsed: ParsedQuestion) -> list[str]:
+    """How each laboratory value in the question was read, for the page and the export:
+    "CK 20,000 U/L — high (above 300 U/L): Elevated circulating creatine kinase concentration"."""
+    labels = {f.hpo_id: f.label for f in parsed.findings}
+    lines = []
+    for v in parsed.lab_values:
+        if v.reading == "normal":
+            lines.append(f"{v.mention} — {v.limit}")
+        else:
+            found = labels.get(v.hpo_id or "", "no HPO finding for it")
+            lines.append(f"{v.mention} — {v.reading} ({v.limit}): {found}")
+    return lines
+
+
 def not_understood_answer(parsed: ParsedQuestion) -> str:
     lines = [
         "No clinical finding, disease or gene could be recognised in the question, "

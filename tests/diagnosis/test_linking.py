@@ -384,3 +384,31 @@ def test_clinical_shorthand_links_but_a_longer_hpo_phrase_wins(linker: PhraseLin
     assert set(found) == {"HP:0000098", "HP:0012236", "HP:0003236"}
     assert found["HP:0000098"].match == "synonym"
     assert [f.hpo_id for f in linker.link("Tall chin.").findings] == ["HP:0400000"]
+
+
+def test_laboratory_values_become_findings_and_are_not_guessed_at(linker: PhraseLinker) -> None:
+    fuzzy, calls = _accepting_everything(linker)
+    parsed = fuzzy.parse_question(
+        "Boy aged 6, calf hypertrophy, CK 900 U/L, sodium 140, glucose 30; his mother's CK 900 U/L."
+    )
+    found = _by_id(parsed.findings)
+    assert set(found) == {"HP:0008981", "HP:0003236"}  # calf muscle hypertrophy, elevated CK
+    assert (found["HP:0003236"].match, found["HP:0003236"].mention) == ("lab", "CK 900 U/L")
+    assert [(v.analyte, v.reading) for v in parsed.lab_values] == [
+        ("creatine kinase", "high"),
+        ("sodium", "normal"),
+    ]
+    assert calls == []  # neither the values nor the unreadable glucose go to the embedding search
+    assert any("give its unit" in w for w in parsed.warnings)
+    assert any("mother" in w for w in parsed.warnings)
+
+
+def test_passages_are_not_read_for_laboratory_values(linker: PhraseLinker) -> None:
+    assert linker.link("CK 900 U/L").findings == []
+    assert linker.link("CK 900 U/L", approximate=True).findings[0].hpo_id == "HP:0003236"
+
+
+def test_a_fragment_without_a_real_word_is_not_guessed_at(linker: PhraseLinker) -> None:
+    fuzzy, calls = _accepting_everything(linker)
+    fuzzy.parse_question("Hypotonia; L. A 2.")
+    assert calls == []

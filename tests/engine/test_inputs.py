@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.engine.inputs import asked_about, source_ids
+from meddiag.engine.inputs import asked_about, lab_value_lines, source_ids
 from meddiag.errors import InputError
-from meddiag.schema import ParsedQuestion
+from meddiag.schema import Finding, LabValue, ParsedQuestion
 
 
 def test_sources_are_split_and_written_as_the_knowledge_base_writes_them() -> None:
@@ -48,3 +48,35 @@ def test_what_a_question_asks_about_is_said_in_its_own_words(kind: str, expected
         genes=["FBN1"],
     )
     assert asked_about(parsed) == expected
+
+
+def test_lab_values_are_described_with_the_limit_and_the_finding_they_became() -> None:
+    ck = Finding(hpo_id="HP:0003236", label="Elevated circulating creatine kinase concentration", match="lab")
+    parsed = ParsedQuestion(
+        text="CK 20,000 U/L, sodium 140",
+        kind="diagnosis",
+        findings=[ck],
+        lab_values=[
+            LabValue(
+                analyte="creatine kinase",
+                value=20000,
+                unit="U/L",
+                reading="high",
+                limit="above 300 U/L",
+                mention="CK 20,000 U/L",
+                hpo_id="HP:0003236",
+            ),
+            LabValue(
+                analyte="sodium",
+                value=140,
+                unit="mmol/L",
+                reading="normal",
+                limit="within 135–145 mmol/L",
+                mention="sodium 140",
+            ),
+        ],
+    )
+    assert lab_value_lines(parsed) == [
+        "CK 20,000 U/L — high (above 300 U/L): Elevated circulating creatine kinase concentration",
+        "sodium 140 — within 135–145 mmol/L",
+    ]

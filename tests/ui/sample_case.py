@@ -9,6 +9,7 @@ from meddiag.schema import (
     DifferentialEntry,
     Finding,
     KGTriple,
+    LabValue,
     NodeEvent,
     ParsedQuestion,
     ReasonerInfo,
@@ -186,6 +187,16 @@ def sample_result(*, channels: str = "both") -> AskResult:
             findings=[
                 Finding(hpo_id="HP:0001166", label="Arachnodactyly"),
                 Finding(hpo_id="HP:0001249", label="Intellectual disability", excluded=True),
+            ],
+            lab_values=[
+                LabValue(
+                    analyte="sodium",
+                    value=140,
+                    unit="mmol/L",
+                    reading="normal",
+                    limit="within 135–145 mmol/L",
+                    mention="sodium 140",
+                )
             ],
         ),
         semantic=semantic,

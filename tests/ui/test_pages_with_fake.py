@@ -97,6 +97,7 @@ def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):
     captions = [c.value for c in at.caption]
     assert "Understood findings: Arachnodactyly (HP:0001166)" in captions
     assert "Understood as absent: Intellectual disability (HP:0001249)" in captions
+    assert "Laboratory values read: sodium 140 — within 135–145 mmol/L" in captions
     labels = [e.label for e in at.expander]
     assert any(label.startswith("[1] passage profile/OMIM:154700") for label in labels)
     assert any(label.startswith("[3] triple (Homocystinuria <CBS>") for label in labels)

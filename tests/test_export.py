@@ -1,0 +1,18 @@
+"""A case exported as JSON and Markdown says what the page says."""
+
+from __future__ import annotations
+
+from meddiag.export import ask_result_json, ask_result_markdown
+from meddiag.schema import AskResult
+from tests.ui.sample_case import sample_result
+
+
+def test_the_json_export_reads_back_as_the_same_case() -> None:
+    result = sample_result()
+    assert AskResult.model_validate_json(ask_result_json(result)) == result
+
+
+def test_the_markdown_export_states_how_the_question_was_read() -> None:
+    text = ask_result_markdown(sample_result())
+    assert "Laboratory values read: sodium 140 — within 135–145 mmol/L" in text
+    assert "## Differential" in text and "Marfan syndrome" in text
