@@ -48,7 +48,8 @@ def _words(text: str) -> tuple[str, ...]:
 # Single words that are too common in ordinary prose to stand for a phenotype on their own.
 _AMBIGUOUS_SINGLE = frozenset({"cutting", "hopping", "jumping", "corn", "falls", "trance", "inertia"})
 # Words that carry no clinical content: a fragment made only of these is not sent to embedding search
-# ("since infancy", "onset at 4 months" describe when, not what).
+# ("since infancy", "onset at 4 months" describe when, not what; "after fasting", "worse during
+# illness" the circumstances of a finding named elsewhere).
 _NON_CLINICAL = (
     frozenset(
         _words(
@@ -64,7 +65,9 @@ _NON_CLINICAL = (
     gene genes genetic associated association features feature symptoms symptom signs sign
     characteristic characteristics manifestations phenotype phenotypes cause causes caused between
     like unlike similar than since onset began begin begins started start starts beginning until ago
-    after before during early late birth infancy childhood adolescence adulthood"""
+    after before during early late birth infancy childhood adolescence adulthood
+    fasting exercise exertion meal meals eating feeding feeds illness worse better worsening triggered
+    provoked precipitated"""
         )
     )
     | RELATIVES

@@ -412,3 +412,10 @@ def test_a_fragment_without_a_real_word_is_not_guessed_at(linker: PhraseLinker) 
     fuzzy, calls = _accepting_everything(linker)
     fuzzy.parse_question("Hypotonia; L. A 2.")
     assert calls == []
+
+
+def test_the_circumstances_of_a_finding_are_not_guessed_at_as_findings(linker: PhraseLinker) -> None:
+    fuzzy, calls = _accepting_everything(linker)
+    parsed = fuzzy.parse_question("Seizures after fasting, vomiting after feeds, worse during illness.")
+    assert calls == []  # "after fasting" had been matched to Renal salt wasting
+    assert {f.hpo_id for f in parsed.findings} == {"HP:0001250", "HP:0002013"}
