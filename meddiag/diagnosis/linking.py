@@ -49,7 +49,8 @@ def _words(text: str) -> tuple[str, ...]:
 _AMBIGUOUS_SINGLE = frozenset({"cutting", "hopping", "jumping", "corn", "falls", "trance", "inertia"})
 # Words that carry no clinical content: a fragment made only of these is not sent to embedding search
 # ("since infancy", "onset at 4 months" describe when, not what; "after fasting", "worse during
-# illness" the circumstances of a finding named elsewhere).
+# illness" the circumstances of a finding named elsewhere; "progressive", "bilateral" alone qualify
+# a finding the phrase index already read).
 _NON_CLINICAL = (
     frozenset(
         _words(
@@ -67,7 +68,9 @@ _NON_CLINICAL = (
     like unlike similar than since onset began begin begins started start starts beginning until ago
     after before during early late birth infancy childhood adolescence adulthood
     fasting exercise exertion meal meals eating feeding feeds illness worse better worsening triggered
-    provoked precipitated"""
+    provoked precipitated puberty young teenage teenager elderly person individual subject
+    progressive progressively slowly rapidly recurrent intermittent episodic chronic acute
+    congenital bilateral unilateral generalized marked moderate profound"""
         )
     )
     | RELATIVES

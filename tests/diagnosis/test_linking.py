@@ -419,3 +419,13 @@ def test_the_circumstances_of_a_finding_are_not_guessed_at_as_findings(linker: P
     parsed = fuzzy.parse_question("Seizures after fasting, vomiting after feeds, worse during illness.")
     assert calls == []  # "after fasting" had been matched to Renal salt wasting
     assert {f.hpo_id for f in parsed.findings} == {"HP:0001250", "HP:0002013"}
+
+
+def test_a_qualifier_or_a_description_of_the_person_alone_is_not_guessed_at(linker: PhraseLinker) -> None:
+    fuzzy, calls = _accepting_everything(linker)
+    fuzzy.parse_question(
+        "Young woman with progressive chorea, recurrent and bilateral; macroorchidism after puberty."
+    )
+    assert (
+        calls == []
+    )  # "Young woman" had become Agenesis of permanent molar, "recurrent" Recurrent singultus
