@@ -16,8 +16,10 @@ does, and text that looks like instructions only earns a warning.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -152,10 +154,16 @@ _ONSET_CUE = re.compile(
 _ID_PREFIX_ORDER = {"OMIM": 0, "ORPHA": 1, "MONDO": 2, "DECIPHER": 3}
 
 
+# Plurals the suffix rules below cannot fold ("calves" is not "calve").
+_IRREGULAR_PLURALS = {"calves": "calf", "feet": "foot", "teeth": "tooth", "halves": "half"}
+
+
 @lru_cache(maxsize=65536)
 def fold_word(word: str) -> str:
     """Lower-case, strip accents, fold plurals and British spellings, so index and text agree."""
     w = word.lower()
+    if w in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[w]
     if not w.isascii():
         w = "".join(c for c in unicodedata.normalize("NFKD", w) if not unicodedata.combining(c))
     if len(w) > 4:
@@ -312,6 +320,12 @@ class PhraseLinker:
                 first = self._first[kind]
                 first[phrase[0]] = max(first.get(phrase[0], 0), len(phrase))
         self._vocabulary = frozenset(w for phrase in self._phrases for w in phrase)
+        # How telling a word is in a phenotype name (inverse document frequency over the names):
+        # "t" and "b" tell T from B cells, "decreased" and "count" hardly anything.
+        named = [p for p, entries in self._phrases.items() if any(e.kind == "phenotype" for e in entries)]
+        frequency = Counter(w for phrase in named for w in set(phrase))
+        self._word_weight = {w: math.log(len(named) / n) for w, n in frequency.items()}
+        self._unseen_weight = math.log(max(len(named), 1))
         self.genes = frozenset(g for g in genes if len(g) >= 2 and any(c.isalpha() for c in g))
         self._genes_upper = frozenset(g.upper() for g in self.genes)
 
@@ -501,6 +515,21 @@ class PhraseLinker:
             hpo_id=current, label=self.ontology.label(current), mention=item.mention, match="lab"
         )
 
+    def _name_overlap(self, term_id: str, words: Sequence[str]) -> float:
+        """Weighted Dice overlap of `words` (folded) with the term's closest label or synonym,
+        each word weighted by how telling it is among phenotype names."""
+        weight = self._word_weight
+        fragment = set(words)
+        total = sum(weight.get(w, self._unseen_weight) for w in fragment)
+        term = self.ontology.terms[term_id]
+        best = 0.0
+        for name in [term.name, *term.synonyms]:
+            key = set(phrase_key(name))
+            shared = sum(weight.get(w, self._unseen_weight) for w in key & fragment)
+            size = total + sum(weight.get(w, self._unseen_weight) for w in key)
+            best = max(best, 2 * shared / size if size else 0.0)
+        return best
+
     def _embedding_findings(
         self, text: str, tokens: Sequence[Token], covered: set[int], negated: set[int], warnings: list[str]
     ) -> list[tuple[int, Finding]]:
@@ -522,30 +551,36 @@ class PhraseLinker:
             ):
                 first, last = fragment[0], fragment[-1]
                 phrase = text[tokens[first].start : tokens[last].end]
-                for hid, score in self.embed_search(phrase):  # type: ignore[misc]
-                    current = self.ontology.resolve(hid)
-                    if current is None or current not in self.ontology.phenotype_ids:
-                        continue
-                    if score >= self.embed_threshold:
-                        label = self.ontology.label(current)
-                        warnings.append(
-                            f"'{phrase}' was matched approximately to the HPO term '{label}' "
-                            f"(similarity {score:.2f}); please check it."
+                hits = [
+                    (current, score)
+                    for hid, score in self.embed_search(phrase)  # type: ignore[misc]
+                    if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
+                    and score >= self.embed_threshold
+                ]
+                if hits:
+                    # Among close vectors, the term whose name shares the fragment's telling
+                    # words wins: the vectors put "Labial pseudohypertrophy" just above "Calf
+                    # muscle pseudohypertrophy" for "pseudohypertrophy of calves".
+                    words = [tokens[k].norm for k in content]
+                    current, score = max(hits, key=lambda h: (self._name_overlap(h[0], words), h[1]))
+                    label = self.ontology.label(current)
+                    warnings.append(
+                        f"'{phrase}' was matched approximately to the HPO term '{label}' "
+                        f"(similarity {score:.2f}); please check it."
+                    )
+                    out.append(
+                        (
+                            first,
+                            Finding(
+                                hpo_id=current,
+                                label=label,
+                                excluded=any(k in negated for k in fragment),
+                                mention=phrase,
+                                match="embedding",
+                                confidence=round(float(score), 3),
+                            ),
                         )
-                        out.append(
-                            (
-                                first,
-                                Finding(
-                                    hpo_id=current,
-                                    label=label,
-                                    excluded=any(k in negated for k in fragment),
-                                    mention=phrase,
-                                    match="embedding",
-                                    confidence=round(float(score), 3),
-                                ),
-                            )
-                        )
-                    break  # only the best phenotype hit is considered
+                    )
             fragment.clear()
 
         for k, tok in enumerate(tokens):

@@ -429,3 +429,20 @@ def test_a_qualifier_or_a_description_of_the_person_alone_is_not_guessed_at(link
     assert (
         calls == []
     )  # "Young woman" had become Agenesis of permanent molar, "recurrent" Recurrent singultus
+
+
+@pytest.mark.parametrize(
+    ("fragment", "hits", "expected"),
+    [
+        # the vectors' order, nearest first, as the full knowledge base's embedder returned them
+        ("pseudohypertrophy of calves", [("HP:0008739", 0.908), ("HP:0003707", 0.887)], "HP:0003707"),
+        ("decreased total T cell count", [("HP:0010976", 0.992), ("HP:0005403", 0.947)], "HP:0005403"),
+        ("diabetes", [("HP:0005978", 0.992), ("HP:0000819", 0.992)], "HP:0000819"),  # the closer name
+    ],
+)
+def test_among_close_vectors_the_name_sharing_the_telling_words_wins(
+    linker: PhraseLinker, fragment: str, hits: list[tuple[str, float]], expected: str
+) -> None:
+    fuzzy = PhraseLinker(linker.ontology, embed_search=lambda text: hits)
+    (finding,) = fuzzy.parse_question(fragment).findings
+    assert (finding.hpo_id, finding.match) == (expected, "embedding")
