@@ -17,7 +17,7 @@ from meddiag.reasoning.offline_evidence import (
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources
 from meddiag.reasoning.text_match import PLACEHOLDER, is_disease, is_open_slot, normalise_predicate
-from meddiag.reasoning.wording import join_words
+from meddiag.reasoning.wording import in_sentence, join_words
 from meddiag.schema import KGEvidence, KGTriple, ParsedQuestion, RelationalHop, TriplePattern
 
 _FACT_TEMPLATES = {
@@ -300,7 +300,7 @@ class RelationalSteps:
         support = self.triple_support(triples, parsed)
         parts = []
         for e in ranked[: self.params.follow_candidates]:
-            matches = join_words([x.lower() for x in e.for_][:4]) or "no finding"
+            matches = join_words([in_sentence(x) for x in e.for_][:4]) or "no finding"
             found = "" if named else f"; {support.get(e.id, 0)} retrieved triple(s)"
             gene = f"; gene {join_words(e.genes)} named" if e.genes else ""
             parts.append(f"{e.name} (score {e.score:g}{found}{gene}; matches {matches})")
