@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from meddiag.knowledge.annotations import FREQUENCY_TERMS, frequency_band
-from meddiag.knowledge.hpo import Term
+from meddiag.knowledge.hpo import Term, in_sentence
 from meddiag.knowledge.model import Chunk, Document, Relation, visible
 from meddiag.knowledge.mondo import MondoTerm
 from meddiag.knowledge.relations import HPO_SOURCE, MONDO_SOURCE, DiseaseFacts
@@ -235,9 +235,9 @@ def _part_text(part: _Part, facts: DiseaseFacts, rels: list[Relation]) -> str:
     if part.kind == "not":
         return f"Features recorded as not occurring in {name}: {_join(labels)}."
     if part.kind == "inheritance":
-        return f"Mode of inheritance of {name}: {_join([s[:1].lower() + s[1:] for s in labels])}."
+        return f"Mode of inheritance of {name}: {_join([in_sentence(s) for s in labels])}."
     if part.kind == "onset":
-        return f"Onset of {name}: {_join([s[:1].lower() + s[1:] for s in labels])}."
+        return f"Onset of {name}: {_join([in_sentence(s) for s in labels])}."
     if part.kind == "genes":
         noun = "Gene" if len(labels) == 1 else "Genes"
         return f"{noun} associated with {name}: {_join(labels)}."

@@ -160,3 +160,18 @@ class Ontology:
     def label(self, term_id: str) -> str:
         t = self.terms.get(term_id)
         return t.name if t else term_id
+
+
+def in_sentence(label: str) -> str:
+    """An HPO or disease label as it reads inside a sentence: HPO writes labels in sentence
+    case, so only the first letter is lowered — "Increased circulating IgE concentration" →
+    "increased circulating IgE concentration" — and not when the first word is an acronym
+    ("EMG: myopathic abnormalities", "T lymphocytopenia") or a hyphenated name
+    ("Kayser-Fleischer ring"). An eponym standing alone ("Gowers sign") cannot be told from an
+    ordinary word and is lowered like one."""
+    first = label.split(" ", 1)[0]
+    if not first or not first[0].isupper():
+        return label
+    if len(first) == 1 or first[1] == "-" or any(c.isupper() or c.isdigit() for c in first[1:]):
+        return label  # "T lymphocytopenia", "X-linked dominant inheritance", "IgA nephropathy"
+    return first[0].lower() + label[1:]

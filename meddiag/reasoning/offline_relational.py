@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from meddiag.diagnosis import ranking
+from meddiag.knowledge.hpo import in_sentence
 from meddiag.knowledge.model import visible
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline_evidence import (
@@ -17,7 +18,7 @@ from meddiag.reasoning.offline_evidence import (
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources
 from meddiag.reasoning.text_match import PLACEHOLDER, is_disease, is_open_slot, normalise_predicate
-from meddiag.reasoning.wording import in_sentence, join_words
+from meddiag.reasoning.wording import join_words
 from meddiag.schema import KGEvidence, KGTriple, ParsedQuestion, RelationalHop, TriplePattern
 
 _FACT_TEMPLATES = {

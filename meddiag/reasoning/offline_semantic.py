@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from meddiag.knowledge.hpo import Ontology
+from meddiag.knowledge.hpo import Ontology, in_sentence
 from meddiag.knowledge.model import visible
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
@@ -21,7 +21,7 @@ from meddiag.reasoning.text_match import (
     sentences,
     text_words,
 )
-from meddiag.reasoning.wording import in_sentence, join_words
+from meddiag.reasoning.wording import join_words
 from meddiag.schema import ParsedQuestion, SemanticHop, TextEvidence
 
 # What an inheritance or onset sub-query looks for: terms under this HPO branch.

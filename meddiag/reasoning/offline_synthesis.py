@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from meddiag.diagnosis.fusion import fuse_scores, fused_order
+from meddiag.knowledge.hpo import in_sentence
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.citations import CitationLedger
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, most_frequent_first, observed
@@ -23,7 +24,7 @@ from meddiag.reasoning.text_match import (
     normalise_predicate,
     sentences,
 )
-from meddiag.reasoning.wording import in_sentence, join_words, markers
+from meddiag.reasoning.wording import join_words, markers
 from meddiag.schema import (
     Agreement,
     ChannelName,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.reasoning.wording import in_sentence, join_words, markers
+from meddiag.knowledge.hpo import in_sentence
+from meddiag.reasoning.wording import join_words, markers
 
 
 @pytest.mark.parametrize(
@@ -16,6 +17,7 @@ from meddiag.reasoning.wording import in_sentence, join_words, markers
         ("EMG: myopathic abnormalities", "EMG: myopathic abnormalities"),
         ("T lymphocytopenia", "T lymphocytopenia"),
         ("Kayser-Fleischer ring", "Kayser-Fleischer ring"),
+        ("X-linked dominant inheritance", "X-linked dominant inheritance"),
         ("already lower case", "already lower case"),
         ("", ""),
     ],
