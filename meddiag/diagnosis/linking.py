@@ -616,9 +616,11 @@ class PhraseLinker:
         age = parse_age(text)
         sex = parse_sex(tokens)
         genes = list(linked.genes)
+        lab_values = list(linked.lab_values)
         if patient is not None:
             findings = _dedupe(
-                [(0, f) for f in self._structured_findings(patient, warnings)] + [(1, f) for f in findings],
+                [(0, f) for f in self._structured_findings(patient, warnings, lab_values)]
+                + [(1, f) for f in findings],
                 warnings,
             )
             age = patient.age_years if patient.age_years is not None else age
@@ -663,11 +665,13 @@ class PhraseLinker:
             variant_genes=variant_genes,
             diseases=diseases,
             disease_mentions=list(dict.fromkeys(linked.disease_mentions)) if diseases else [],
-            lab_values=linked.lab_values,
+            lab_values=lab_values,
             warnings=warnings,
         )
 
-    def _structured_findings(self, patient: PatientInput, warnings: list[str]) -> list[Finding]:
+    def _structured_findings(
+        self, patient: PatientInput, warnings: list[str], lab_values: list[LabValue]
+    ) -> list[Finding]:
         out: list[Finding] = []
         for items, excluded in ((patient.observed, False), (patient.excluded, True)):
             for item in items:
@@ -682,8 +686,11 @@ class PhraseLinker:
                         Finding(hpo_id=current, label=label, excluded=excluded, mention=item, match="id")
                     )
                     continue
-                linked = self.link(item, approximate=True).findings
-                if not linked:
+                scanned = self.link(item, approximate=True)
+                lab_values.extend(scanned.lab_values)  # a value typed in the form: "CK 20,000 U/L"
+                warnings.extend(scanned.warnings)  # an approximate match, a value without its unit
+                linked = scanned.findings
+                if not linked and not scanned.lab_values and not scanned.warnings:
                     warnings.append(f"'{item}' could not be linked to an HPO term and was ignored.")
                 out.extend(f.model_copy(update={"excluded": excluded}) for f in linked)
         return out

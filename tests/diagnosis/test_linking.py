@@ -446,3 +446,18 @@ def test_among_close_vectors_the_name_sharing_the_telling_words_wins(
     fuzzy = PhraseLinker(linker.ontology, embed_search=lambda text: hits)
     (finding,) = fuzzy.parse_question(fragment).findings
     assert (finding.hpo_id, finding.match) == (expected, "embedding")
+
+
+def test_a_value_typed_in_the_patient_form_is_read_like_one_in_the_text(linker: PhraseLinker) -> None:
+    parsed = linker.parse_question("", PatientInput(observed=["HP:0001250", "ALP 15 U/L"]))
+    assert {f.hpo_id for f in parsed.findings} == {"HP:0001250", "HP:0003282"}  # low alkaline phosphatase
+    assert [(v.analyte, v.reading) for v in parsed.lab_values] == [("alkaline phosphatase", "low")]
+
+
+def test_a_form_entry_that_cannot_be_read_says_why(linker: PhraseLinker) -> None:
+    parsed = linker.parse_question("", PatientInput(observed=["HP:0001250", "glucose 30", "sodium 140"]))
+    assert [f.hpo_id for f in parsed.findings] == ["HP:0001250"]
+    assert [w for w in parsed.warnings if "glucose 30" in w] == [
+        "'glucose 30' was not read: give its unit (mg/dL or mmol/L); the value means different things in each."
+    ]
+    assert not [w for w in parsed.warnings if "sodium" in w]  # read, within range
