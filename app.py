@@ -10,13 +10,20 @@ import streamlit as st
 
 from meddiag.errors import SettingsError
 from meddiag.ui.kb_panel import NOTICE, render_build_prompt, render_status_line
-from meddiag.ui.navigation import follow_requested_page, mark_navigated
+from meddiag.ui.navigation import (
+    DEFAULT_PAGE_RESERVED_PATH,
+    default_page_alias,
+    follow_requested_page,
+    mark_navigated,
+)
 from meddiag.ui.resources import get_service
 
 st.set_page_config(page_title="MedDiag Explorer", page_icon=":material/stethoscope:", layout="wide")
 
 PAGES = {  # by file name, which is how a page opened by its own address asks for itself
-    "ask": st.Page("pages/ask.py", title="Ask", icon=":material/help:", default=True),
+    "ask": st.Page(
+        "pages/ask.py", title="Ask", icon=":material/help:", default=True, url_path=DEFAULT_PAGE_RESERVED_PATH
+    ),
     "graph_explorer": st.Page(
         "pages/graph_explorer.py", title="Knowledge graph explorer", icon=":material/hub:"
     ),
@@ -34,7 +41,7 @@ PAGES = {  # by file name, which is how a page opened by its own address asks fo
 # These pages work (and help) before any knowledge base exists.
 WITHOUT_KB = {"knowledge_base", "settings"}
 
-page = st.navigation(list(PAGES.values()))
+page = st.navigation([*PAGES.values(), default_page_alias(PAGES["ask"], "ask")])
 mark_navigated()
 follow_requested_page(PAGES, page)
 try:

@@ -42,3 +42,19 @@ def follow_requested_page(pages: Mapping[str, StreamlitPage], current: Streamlit
     target = pages.get(wanted)
     if target is not None and target is not current:
         st.switch_page(target, query_params=st.query_params.to_dict())
+
+
+# The default page is served at the root address but still reserves a path of its own, and
+# Streamlit answers that path with a "Page not found" dialog over the app. So the default page
+# reserves this unused path, and its file's address ("/ask") is a hidden alias that goes on to it.
+DEFAULT_PAGE_RESERVED_PATH = "home"
+
+
+def default_page_alias(default: StreamlitPage, url_path: str) -> StreamlitPage:
+    """A hidden page at the default page's file address that goes on to the default page,
+    carrying the query (a link such as ``/ask?q=...``)."""
+
+    def go_on() -> None:
+        st.switch_page(default, query_params=st.query_params.to_dict())
+
+    return st.Page(go_on, title=default.title, url_path=url_path, visibility="hidden")

@@ -158,6 +158,17 @@ def test_a_page_opened_by_its_own_address_on_a_fresh_server_runs_inside_the_app(
         browser.close()
 
 
+def test_the_ask_pages_own_address_opens_it_without_a_not_found_dialog(browser_page, server):
+    """The Ask page is the default page, served at the root; its file's address ("/ask", which
+    a fresh server's first visit and old links use) is a hidden alias, not "Page not found"."""
+    page = browser_page
+    page.goto(f"{server}/ask?q=seizures", wait_until="networkidle")
+    page.get_by_role("heading", name="Ask").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(2_000)
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.get_by_role("textbox", name="Question", exact=True).input_value() == "seizures"
+
+
 def test_ask_draws_hops_synthesis_graph_and_citations(browser_page, server):
     page = browser_page
     page.get_by_role("heading", name="Ask").wait_for(timeout=60_000)
