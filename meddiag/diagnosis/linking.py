@@ -71,6 +71,8 @@ _NON_CLINICAL = (
     after before during early late birth infancy childhood adolescence adulthood
     fasting exercise exertion meal meals eating feeding feeds illness worse better worsening triggered
     provoked precipitated puberty young teenage teenager elderly person individual subject
+    later now then currently recently subsequently initially eventually show shows showed shown
+    reveal reveals revealed demonstrate demonstrates demonstrated
     progressive progressively slowly rapidly recurrent intermittent episodic chronic acute
     congenital bilateral unilateral generalized marked moderate profound"""
         )
@@ -119,6 +121,8 @@ _SHORT_AGE = re.compile(
     r"\b(\d+)(?:y|\s*(?:yo|y/o|yrs?))(?![a-z])(?:\s*(\d+)\s*(?:m|mos?)\b)?|\b(\d+)\s*mos?\b", re.IGNORECASE
 )
 _NEWBORN = re.compile(r"\b(newborn|neonate|new-born)\b", re.IGNORECASE)
+# Age and sex in one token, as case notes write them: "17F", "45M" (capitals only).
+_AGE_SEX = re.compile(r"\b(\d{1,3})([FM])\b")
 
 _FEMALE_NOUNS = frozenset({"girl", "woman", "female", "daughter", "lady", "women", "girls"})
 _MALE_NOUNS = frozenset({"boy", "man", "male", "son", "gentleman", "men", "boys"})
@@ -226,6 +230,12 @@ def _instruction_tokens(text: str, tokens: Sequence[Token]) -> set[int]:
     return {k for k, tok in enumerate(tokens) if any(s <= tok.start < e for s, e in flagged)}
 
 
+def _stem(word: str) -> str:
+    """A crude stem for comparing names: "cholestatic" and "cholestasis", "hypermobile" and
+    "hypermobility" share their first seven letters, "hypertrophy" and "hypertension" do not."""
+    return word[:7]
+
+
 def phrase_key(text: str) -> tuple[str, ...]:
     return tuple(fold_word(m.group(0)) for m in _WORD.finditer(text))
 
@@ -288,10 +298,13 @@ class PhraseLinker:
         genes: Iterable[str] = (),
         embed_search: EmbedSearch | None = None,
         embed_threshold: float = 0.8,
+        lexical_weight: float = 0.5,
     ) -> None:
         self.ontology = ontology
         self.embed_search = embed_search
         self.embed_threshold = embed_threshold
+        # The share of the name overlap (0-1) added to a fallback hit's vector similarity.
+        self.lexical_weight = lexical_weight
         self._phrases: dict[tuple[str, ...], list[PhraseEntry]] = {}
         self._punctuated: set[tuple[str, ...]] = set()  # phrases written with a comma or bracket
         self.disease_names: dict[str, str] = {}
@@ -323,7 +336,7 @@ class PhraseLinker:
         # How telling a word is in a phenotype name (inverse document frequency over the names):
         # "t" and "b" tell T from B cells, "decreased" and "count" hardly anything.
         named = [p for p, entries in self._phrases.items() if any(e.kind == "phenotype" for e in entries)]
-        frequency = Counter(w for phrase in named for w in set(phrase))
+        frequency = Counter(w for phrase in named for w in {_stem(x) for x in phrase})
         self._word_weight = {w: math.log(len(named) / n) for w, n in frequency.items()}
         self._unseen_weight = math.log(max(len(named), 1))
         self.genes = frozenset(g for g in genes if len(g) >= 2 and any(c.isalpha() for c in g))
@@ -519,12 +532,12 @@ class PhraseLinker:
         """Weighted Dice overlap of `words` (folded) with the term's closest label or synonym,
         each word weighted by how telling it is among phenotype names."""
         weight = self._word_weight
-        fragment = set(words)
+        fragment = {_stem(w) for w in words}
         total = sum(weight.get(w, self._unseen_weight) for w in fragment)
         term = self.ontology.terms[term_id]
         best = 0.0
         for name in [term.name, *term.synonyms]:
-            key = set(phrase_key(name))
+            key = {_stem(w) for w in phrase_key(name)}
             shared = sum(weight.get(w, self._unseen_weight) for w in key & fragment)
             size = total + sum(weight.get(w, self._unseen_weight) for w in key)
             best = max(best, 2 * shared / size if size else 0.0)
@@ -539,8 +552,10 @@ class PhraseLinker:
         fragment: list[int] = []
 
         def flush() -> None:
-            content = [
-                k for k in fragment if tokens[k].lower not in _NON_CLINICAL and not tokens[k].lower.isdigit()
+            content = [  # "8yo", "17F", "3" carry an age or a count, not a finding
+                k
+                for k in fragment
+                if tokens[k].lower not in _NON_CLINICAL and not tokens[k].lower[:1].isdigit()
             ]
             states_normal = any(tokens[k].lower in _NORMALITY for k in fragment)
             if (
@@ -557,12 +572,17 @@ class PhraseLinker:
                     if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
                     and score >= self.embed_threshold
                 ]
+                words = [tokens[k].norm for k in content]
+                # A term sharing no word (or stem) with the fragment is a guess too far: on the dev
+                # vignettes these were all wrong ("8yo" → Oocyte maturation arrest, "later" →
+                # Peg-shaped maxillary lateral incisors).
+                overlap = {t: self._name_overlap(t, words) for t, _ in hits}
+                hits = [h for h in hits if overlap[h[0]] > 0]
                 if hits:
-                    # Among close vectors, the term whose name shares the fragment's telling
-                    # words wins: the vectors put "Labial pseudohypertrophy" just above "Calf
-                    # muscle pseudohypertrophy" for "pseudohypertrophy of calves".
-                    words = [tokens[k].norm for k in content]
-                    current, score = max(hits, key=lambda h: (self._name_overlap(h[0], words), h[1]))
+                    # Among close vectors, a term whose name shares the fragment's telling words
+                    # gains: the vectors put "Labial pseudohypertrophy" just above "Calf muscle
+                    # pseudohypertrophy" for "pseudohypertrophy of calves".
+                    current, score = max(hits, key=lambda h: h[1] + self.lexical_weight * overlap[h[0]])
                     label = self.ontology.label(current)
                     warnings.append(
                         f"'{phrase}' was matched approximately to the HPO term '{label}' "
@@ -733,7 +753,7 @@ def _dedupe(findings: list[tuple[int, Finding]], warnings: list[str]) -> list[Fi
 
 def parse_age(text: str) -> float | None:
     """Age in years from "6-year-old", "3 months old", "aged 45", "2y 3m", "4 yo", "18 mos",
-    "newborn" or ISO 8601 "P6Y3M"."""
+    "17F", "newborn" or ISO 8601 "P6Y3M"."""
     best: tuple[int, float] | None = None
     for pattern in _AGE_PATTERNS:
         for m in pattern.finditer(text):
@@ -747,6 +767,9 @@ def parse_age(text: str) -> float | None:
         years = int(months_only) / 12 if months_only else int(years_part) + int(months_part or 0) / 12
         if best is None or m.start() < best[0]:
             best = (m.start(), years)
+    for m in _AGE_SEX.finditer(text):
+        if best is None or m.start() < best[0]:
+            best = (m.start(), float(m.group(1)))
     for m in _ISO_AGE.finditer(text):
         y, mo, w, d = (int(g) if g else 0 for g in m.groups())
         years = y + mo / 12 + w * 7 / 365.25 + d / 365.25
@@ -787,6 +810,8 @@ def parse_sex(tokens: Sequence[Token]) -> Sex | None:
     """Sex from the first sex noun ("girl", "man"); else from pronouns when they all agree."""
     for tok in tokens:
         w = tok.raw.lower()
+        if (short := _AGE_SEX.fullmatch(tok.raw)) is not None:
+            return "female" if short.group(2) == "F" else "male"
         if w in _FEMALE_NOUNS:
             return "female"
         if w in _MALE_NOUNS:

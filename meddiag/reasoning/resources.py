@@ -280,7 +280,7 @@ class ReasoningResources:
         return out
 
 
-def entity_name_search(kb: Any, *, top_k: int = 5) -> EmbedSearch | None:
+def entity_name_search(kb: Any, *, top_k: int = 50) -> EmbedSearch | None:
     """Nearest HPO terms for a phrase, from the knowledge base's `entity_names` vectors."""
     vectors = getattr(kb, "vectors", None)
     embedder = getattr(kb, "embedder", None)
