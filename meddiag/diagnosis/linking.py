@@ -16,16 +16,15 @@ does, and text that looks like instructions only earns a warning.
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
 from meddiag.diagnosis.lab_values import LabReading, UnreadLab, read_lab_values
+from meddiag.diagnosis.name_overlap import NameOverlap
 from meddiag.diagnosis.negation import Token, negated_positions
 from meddiag.diagnosis.shorthand import SHORTHAND
 from meddiag.errors import InputError
@@ -230,12 +229,6 @@ def _instruction_tokens(text: str, tokens: Sequence[Token]) -> set[int]:
     return {k for k, tok in enumerate(tokens) if any(s <= tok.start < e for s, e in flagged)}
 
 
-def _stem(word: str) -> str:
-    """A crude stem for comparing names: "cholestatic" and "cholestasis", "hypermobile" and
-    "hypermobility" share their first seven letters, "hypertrophy" and "hypertension" do not."""
-    return word[:7]
-
-
 def phrase_key(text: str) -> tuple[str, ...]:
     return tuple(fold_word(m.group(0)) for m in _WORD.finditer(text))
 
@@ -333,12 +326,11 @@ class PhraseLinker:
                 first = self._first[kind]
                 first[phrase[0]] = max(first.get(phrase[0], 0), len(phrase))
         self._vocabulary = frozenset(w for phrase in self._phrases for w in phrase)
-        # How telling a word is in a phenotype name (inverse document frequency over the names):
-        # "t" and "b" tell T from B cells, "decreased" and "count" hardly anything.
-        named = [p for p, entries in self._phrases.items() if any(e.kind == "phenotype" for e in entries)]
-        frequency = Counter(w for phrase in named for w in {_stem(x) for x in phrase})
-        self._word_weight = {w: math.log(len(named) / n) for w, n in frequency.items()}
-        self._unseen_weight = math.log(max(len(named), 1))
+        self._name_overlap = NameOverlap(
+            ontology,
+            (p for p, entries in self._phrases.items() if any(e.kind == "phenotype" for e in entries)),
+            phrase_key,
+        )
         self.genes = frozenset(g for g in genes if len(g) >= 2 and any(c.isalpha() for c in g))
         self._genes_upper = frozenset(g.upper() for g in self.genes)
 
@@ -527,21 +519,6 @@ class PhraseLinker:
         return value, Finding(
             hpo_id=current, label=self.ontology.label(current), mention=item.mention, match="lab"
         )
-
-    def _name_overlap(self, term_id: str, words: Sequence[str]) -> float:
-        """Weighted Dice overlap of `words` (folded) with the term's closest label or synonym,
-        each word weighted by how telling it is among phenotype names."""
-        weight = self._word_weight
-        fragment = {_stem(w) for w in words}
-        total = sum(weight.get(w, self._unseen_weight) for w in fragment)
-        term = self.ontology.terms[term_id]
-        best = 0.0
-        for name in [term.name, *term.synonyms]:
-            key = {_stem(w) for w in phrase_key(name)}
-            shared = sum(weight.get(w, self._unseen_weight) for w in key & fragment)
-            size = total + sum(weight.get(w, self._unseen_weight) for w in key)
-            best = max(best, 2 * shared / size if size else 0.0)
-        return best
 
     def _embedding_findings(
         self, text: str, tokens: Sequence[Token], covered: set[int], negated: set[int], warnings: list[str]

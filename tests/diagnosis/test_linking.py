@@ -467,7 +467,9 @@ def test_a_form_entry_that_cannot_be_read_says_why(linker: PhraseLinker) -> None
     assert not [w for w in parsed.warnings if "sodium" in w]  # read, within range
 
 
-def test_a_close_vector_whose_name_shares_no_word_with_the_fragment_is_not_taken(linker: PhraseLinker) -> None:
+def test_a_close_vector_whose_name_shares_no_word_with_the_fragment_is_not_taken(
+    linker: PhraseLinker,
+) -> None:
     # Seizure's label and synonyms share no word or stem with "rhythmic shaking" or "later".
     fuzzy, calls = _accepting_everything(linker)
     parsed = fuzzy.parse_question("Hypotonia; rhythmic shaking, 8yo.")

@@ -1,0 +1,60 @@
+"""How much a fragment of free text shares with an HPO term's names.
+
+The embedding fallback (`linking.PhraseLinker`) finds the HPO names whose vectors are nearest
+a fragment the phrase index did not cover. Vectors alone put "Labial pseudohypertrophy" just
+above "Calf muscle pseudohypertrophy" for "pseudohypertrophy of calves", and "8yo" near
+"Oocyte maturation arrest"; this overlap lets the fallback prefer names that share the
+fragment's telling words and refuse names that share none.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+
+from meddiag.knowledge.hpo import Ontology
+
+STEM_LETTERS = 7
+
+
+def stem(word: str) -> str:
+    """A crude stem: "cholestatic" and "cholestasis", "hypermobile" and "hypermobility" share
+    their first seven letters, "hypertrophy" and "hypertension" do not."""
+    return word[:STEM_LETTERS]
+
+
+class NameOverlap:
+    """Weighted Dice overlap of folded words with a term's closest label or synonym, each stem
+    weighted by its inverse frequency among phenotype names: "t" and "b" tell T from B cells,
+    "decreased" and "count" hardly anything."""
+
+    def __init__(
+        self,
+        ontology: Ontology,
+        names: Iterable[Sequence[str]],
+        words_of: Callable[[str], Sequence[str]],
+    ) -> None:
+        """`names`: every phenotype name as folded words; `words_of`: the same folding for text."""
+        self.ontology = ontology
+        self.words_of = words_of
+        names = list(names)
+        frequency = Counter(s for name in names for s in {stem(w) for w in name})
+        self.weight = {s: math.log(len(names) / n) for s, n in frequency.items()}
+        self.unseen = math.log(max(len(names), 1))  # a word no name uses tells the most
+
+    def _weigh(self, stems: Iterable[str]) -> float:
+        return sum(self.weight.get(s, self.unseen) for s in stems)
+
+    def __call__(self, term_id: str, words: Sequence[str]) -> float:
+        """0 (no shared stem) to 1 (the same words)."""
+        fragment = {stem(w) for w in words}
+        total = self._weigh(fragment)
+        term = self.ontology.terms[term_id]
+        best = 0.0
+        for name in [term.name, *term.synonyms]:
+            stems = {stem(w) for w in self.words_of(name)}
+            size = total + self._weigh(stems)
+            if size:
+                best = max(best, 2 * self._weigh(stems & fragment) / size)
+        return best
