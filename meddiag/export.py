@@ -39,7 +39,7 @@ def ask_result_markdown(result: AskResult, *, hops: bool = True) -> str:
     if result.excluded_sources:
         lines.append(f"Sources left out: {', '.join(result.excluded_sources)}")
     if result.parsed.lab_values:
-        lines.append(f"Laboratory values read: {'; '.join(lab_value_lines(result.parsed))}")
+        lines += ["", f"Laboratory values read: {'; '.join(lab_value_lines(result.parsed))}", ""]
     for warning in result.parsed.warnings:
         lines.append(f"> Note: {warning}")
     if syn.differential or result.parsed.asks_for_diagnosis:
