@@ -7,6 +7,7 @@ import pytest
 from meddiag.engine.inputs import asked_about, lab_value_lines, source_ids
 from meddiag.errors import InputError
 from meddiag.schema import Finding, LabValue, ParsedQuestion
+from tests.ui.sample_case import SODIUM_WITHIN_RANGE
 
 
 def test_sources_are_split_and_written_as_the_knowledge_base_writes_them() -> None:
@@ -66,14 +67,7 @@ def test_lab_values_are_described_with_the_limit_and_the_finding_they_became() -
                 mention="CK 20,000 U/L",
                 hpo_id="HP:0003236",
             ),
-            LabValue(
-                analyte="sodium",
-                value=140,
-                unit="mmol/L",
-                reading="normal",
-                limit="within 135–145 mmol/L",
-                mention="sodium 140",
-            ),
+            SODIUM_WITHIN_RANGE,
         ],
     )
     assert lab_value_lines(parsed) == [

@@ -24,6 +24,14 @@ from meddiag.schema import (
 )
 
 QUESTION = "Tall boy with arachnodactyly and ectopia lentis: differential?"
+SODIUM_WITHIN_RANGE = LabValue(
+    analyte="sodium",
+    value=140,
+    unit="mmol/L",
+    reading="normal",
+    limit="within 135–145 mmol/L",
+    mention="sodium 140",
+)
 
 
 def marfan_triples() -> list[KGTriple]:
@@ -188,16 +196,7 @@ def sample_result(*, channels: str = "both") -> AskResult:
                 Finding(hpo_id="HP:0001166", label="Arachnodactyly"),
                 Finding(hpo_id="HP:0001249", label="Intellectual disability", excluded=True),
             ],
-            lab_values=[
-                LabValue(
-                    analyte="sodium",
-                    value=140,
-                    unit="mmol/L",
-                    reading="normal",
-                    limit="within 135–145 mmol/L",
-                    mention="sodium 140",
-                )
-            ],
+            lab_values=[SODIUM_WITHIN_RANGE],
         ),
         semantic=semantic,
         relational=relational,
