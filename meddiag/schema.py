@@ -149,13 +149,16 @@ class Finding(Model):
     confidence: float = 1.0
 
 
+LabReadingKind = Literal["high", "low", "normal"]
+
+
 class LabValue(Model):
     """A laboratory value written as a number in the question, and how it was read."""
 
     analyte: str
     value: float
     unit: str
-    reading: Literal["high", "low", "normal"]
+    reading: LabReadingKind
     limit: str  # the limit it was read against: "above 300 U/L"
     mention: str  # the text read: "CK 20,000 U/L"
     hpo_id: str | None = None  # the finding it became; None within range or without an HPO term

@@ -24,9 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
-Reading = Literal["high", "low", "normal"]
+from meddiag.schema import LabReadingKind, LabValue
 
 
 @dataclass(frozen=True)
@@ -50,19 +49,12 @@ class Analyte:
     high_term: str | None  # HPO id for a high value
 
 
-@dataclass(frozen=True)
-class LabReading:
-    """A value found in the text and what it means against the analyte's limits."""
+class LabReading(LabValue):
+    """A value found in the text, what it means against the analyte's limits (the `LabValue`
+    the question reports), and where it stands in the text."""
 
-    analyte: str
-    value: float
-    unit: str
-    reading: Reading
-    limit: str  # "above 300 U/L", "below 3.0 mmol/L" or "within 3.0–5.5 mmol/L"
-    hpo_id: str | None
     start: int
     end: int
-    mention: str
 
 
 @dataclass(frozen=True)
@@ -174,7 +166,7 @@ def _fmt(x: float) -> str:
     return f"{x:,.0f}" if x >= 1000 else f"{x:g}"
 
 
-def _read(value: float, cmp: str, unit: Unit) -> tuple[Reading, str] | None:
+def _read(value: float, cmp: str, unit: Unit) -> tuple[LabReadingKind, str] | None:
     """The reading of `value` in `unit`; None when a comparison leaves it open ("> 100")."""
     low, high = unit.low, unit.high
     if high is not None and value > high and not cmp.startswith(("<", "≤")):
@@ -248,4 +240,14 @@ def _reading(analyte: Analyte, m: re.Match[str], text: str) -> LabReading | Unre
         )
     unit, (reading, limit) = readings[0]
     hpo_id = {"high": analyte.high_term, "low": analyte.low_term}.get(reading)
-    return LabReading(analyte.name, value, unit.label, reading, limit, hpo_id, m.start(), end, mention)
+    return LabReading(
+        analyte=analyte.name,
+        value=value,
+        unit=unit.label,
+        reading=reading,
+        limit=limit,
+        mention=mention,
+        hpo_id=hpo_id,
+        start=m.start(),
+        end=end,
+    )

@@ -505,15 +505,7 @@ class PhraseLinker:
     def _lab_value(self, item: LabReading) -> tuple[LabValue, Finding | None]:
         """The value as the question reports it, and the finding it becomes when abnormal."""
         current = self.ontology.resolve(item.hpo_id) if item.hpo_id else None
-        value = LabValue(
-            analyte=item.analyte,
-            value=item.value,
-            unit=item.unit,
-            reading=item.reading,
-            limit=item.limit,
-            mention=item.mention,
-            hpo_id=current,
-        )
+        value = LabValue.model_validate(item.model_dump(exclude={"start", "end"}) | {"hpo_id": current})
         if current is None:
             return value, None
         return value, Finding(
