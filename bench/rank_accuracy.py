@@ -117,8 +117,8 @@ def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
 
 def load_data() -> Data:
     # plain tuples in the pickle, so any script importing this module can read the cache
-    ontology, relations, names = _cached(f"kb-v3-{packaged_sources().hpo_version}", _load_data)
-    parents = _cached(f"mondo-isa-{packaged_sources().hpo_version}", lambda: _mondo_parents(names))
+    ontology, relations, names = _cached(f"kb-v4-{packaged_sources().hpo_version}", _load_data)
+    parents = _cached(f"mondo-isa-v2-{packaged_sources().hpo_version}", lambda: _mondo_parents(names))
     return Data(ontology, relations + parents, names)
 
 

@@ -30,7 +30,7 @@ from meddiag.knowledge.entities import (
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.hyperedges import disease_hyperedges
 from meddiag.knowledge.model import Chunk, Document, Entity, Hyperedge, KnowledgeBase, Relation
-from meddiag.knowledge.mondo import MondoTerm, link_mondo, parse_mondo
+from meddiag.knowledge.mondo import LINK_KINDS, MondoTerm, link_mondo, parse_mondo
 from meddiag.knowledge.phenotype_relations import phenotype_relations
 from meddiag.knowledge.relations import (
     facts_by_disease,
@@ -164,7 +164,7 @@ def _assemble(sources: SourceFiles, profile: Literal["demo", "full"], progress: 
         chunks=chunks,
         stats={},
     )
-    kb.stats = _stats(kb, links_in_kb=linked, synonym_matched=links.synonym_matched)
+    kb.stats = _stats(kb, links_in_kb=linked, how=links.how)
     kb.stats["annotation_rows"] = annotation_rows
     kb.stats["annotation_rows_skipped"] = skipped_rows
     kb.stats["relations_dropped_dangling"] = dropped
@@ -211,7 +211,7 @@ def _reference_documents(
             yield doc
 
 
-def _stats(kb: KnowledgeBase, links_in_kb: dict[str, str], synonym_matched: set[str]) -> dict[str, int]:
+def _stats(kb: KnowledgeBase, links_in_kb: dict[str, str], how: dict[str, str]) -> dict[str, int]:
     stats: dict[str, int] = {}
     for prefix, counter in (
         ("entities", Counter(e.type for e in kb.entities)),
@@ -226,6 +226,6 @@ def _stats(kb: KnowledgeBase, links_in_kb: dict[str, str], synonym_matched: set[
     stats["hyperedges"] = len(kb.hyperedges)
     stats["documents"] = len(kb.documents)
     stats["chunks"] = len(kb.chunks)
-    stats["mondo_links_by_synonym"] = sum(1 for d in links_in_kb if d in synonym_matched)
-    stats["mondo_links_by_label"] = len(links_in_kb) - stats["mondo_links_by_synonym"]
+    for kind in LINK_KINDS:
+        stats[f"mondo_links_by_{kind}"] = sum(1 for d in links_in_kb if how.get(d) == kind)
     return stats

@@ -13,7 +13,7 @@ from meddiag.errors import KnowledgeBaseStale
 MANIFEST_FILE = "manifest.json"
 # Bump whenever the records, collections or graph layout a build writes change: an older
 # knowledge base is then rebuilt instead of being read with the wrong assumptions.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 COLLECTIONS = ("chunks", "entities", "entity_names", "relationships", "hyperedges")
 
 

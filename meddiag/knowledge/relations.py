@@ -161,7 +161,7 @@ def mondo_relations(
         if mid is None or mid not in classes:
             continue
         by_class[mid].append(disease)
-        how = "synonym match" if disease in links.synonym_matched else "label match"
+        how = f"{links.how.get(disease, 'label')} match"
         out.append(
             relation(
                 disease, "EQUIVALENT_TO", mid, sources=[MONDO_SOURCE], source_file=mondo_file, evidence=how

@@ -102,6 +102,7 @@ def test_versions_and_stats_describe_the_build(full_kb: KnowledgeBase) -> None:
     assert full_kb.versions == {"hpo": "2025-01-16", "hpo_annotations": "2025-01-16", "mondo": "v2026-05-05"}
     stats = full_kb.stats
     assert (stats["mondo_links_by_label"], stats["mondo_links_by_synonym"]) == (3, 1)
+    assert stats["mondo_links_by_reordered"] == stats["mondo_links_by_descriptive"] == 0
     assert stats["entities_Disease"] == 5
     assert stats["relations"] == len(full_kb.relations)
     assert stats["annotation_rows_skipped"] == 1

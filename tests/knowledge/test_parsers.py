@@ -10,7 +10,7 @@ from meddiag.knowledge.annotations import (
     split_references,
 )
 from meddiag.knowledge.hpo import Ontology
-from meddiag.knowledge.mondo import link_mondo, parse_mondo
+from meddiag.knowledge.mondo import MondoTerm, link_mondo, parse_mondo
 from meddiag.knowledge.sources import SourceFiles
 from tests.fixtures import sources as fx
 
@@ -111,5 +111,60 @@ def test_mondo_links_by_label_then_synonym_and_never_ambiguously(sources: Source
         fx.LDS: fx.MONDO_LDS,
         fx.HCU: fx.MONDO_HCU,
     }
-    assert (links.by_label, links.by_synonym) == (3, 1)
-    assert links.synonym_matched == {fx.HCU}
+    assert links.how == {fx.MARFAN: "label", fx.MARFAN_ORPHA: "label", fx.LDS: "label", fx.HCU: "synonym"}
+    assert (links.count("label"), links.count("synonym")) == (3, 1)
+
+
+def _terms(*labels: tuple[str, str, list[str]]) -> dict[str, MondoTerm]:
+    return {mid: MondoTerm(id=mid, label=label, synonyms=synonyms) for mid, label, synonyms in labels}
+
+
+def test_mondo_links_names_worded_in_another_order_or_with_roman_numerals() -> None:
+    mondo = _terms(
+        ("MONDO:1", "Loeys-Dietz syndrome type 3", []),
+        ("MONDO:2", "primary ciliary dyskinesia 17", []),
+        ("MONDO:3", "Usher syndrome type 2D", []),
+        ("MONDO:4", "Usher syndrome type 2C", []),
+        ("MONDO:5", "factor V deficiency", []),
+        ("MONDO:6", "X-linked hypophosphatemia", []),
+    )
+    names = {
+        "OMIM:1": "Loeys-Dietz syndrome 3",
+        "OMIM:2": "Ciliary dyskinesia, primary, 17",
+        "OMIM:3": "Usher syndrome, type IID",
+        "OMIM:5": "Factor V deficiency",
+        "OMIM:6": "Hypophosphatemia, X-linked",
+        "OMIM:7": "Loeys-Dietz syndrome 5",  # another member of the series: never linked to type 3
+    }
+    links = link_mondo(mondo, names)
+    assert links.by_disease == {
+        "OMIM:1": "MONDO:1",
+        "OMIM:2": "MONDO:2",
+        "OMIM:3": "MONDO:3",
+        "OMIM:5": "MONDO:5",
+        "OMIM:6": "MONDO:6",
+    }
+    assert links.how["OMIM:5"] == "label" and links.how["OMIM:1"] == "reordered"
+
+
+def test_mondo_links_descriptive_words_only_when_no_other_name_reads_the_same() -> None:
+    mondo = _terms(
+        ("MONDO:1", "autosomal recessive nonsyndromic hearing loss 102", []),
+        ("MONDO:2", "hypertrophic cardiomyopathy 3", []),
+        ("MONDO:3", "intellectual disability, X-linked 23", []),
+        ("MONDO:4", "autosomal recessive nonsyndromic hearing loss 2", []),
+        ("MONDO:5", "trisomy", []),
+        ("MONDO:6", "multiple osteochondromas", []),
+    )
+    names = {
+        "OMIM:1": "Deafness, autosomal recessive 102",
+        "OMIM:2": "Cardiomyopathy, familial hypertrophic, 3",
+        "OMIM:3": "Mental retardation, X-linked 23",
+        "OMIM:4": "Deafness, X-linked 2",  # the mode of inheritance counts
+        "ORPHA:5": "Trisomy X syndrome",  # so does a letter
+        "OMIM:6": "Osteochondromas, multiple, familial",
+        "OMIM:7": "Multiple osteochondromas, isolated",  # reads as OMIM:6 does: neither is linked
+    }
+    links = link_mondo(mondo, names)
+    assert links.by_disease == {"OMIM:1": "MONDO:1", "OMIM:2": "MONDO:2", "OMIM:3": "MONDO:3"}
+    assert set(links.how.values()) == {"descriptive"}
