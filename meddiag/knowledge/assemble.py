@@ -17,6 +17,7 @@ from typing import Literal
 
 from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa, scan_hpoa
 from meddiag.knowledge.demo import select_demo_diseases
+from meddiag.knowledge.disease_names import readable_name
 from meddiag.knowledge.documents import chunk_document, hpo_document, mondo_document, profile_document
 from meddiag.knowledge.entities import (
     all_hpo_term_ids,
@@ -91,7 +92,10 @@ def _assemble(sources: SourceFiles, profile: Literal["demo", "full"], progress: 
         annotations = parse_hpoa(sources.phenotype_hpoa)
     progress("Reading gene–disease pairs", 0.45)
     gene_pairs = parse_gene_diseases(sources.genes_to_phenotype)
-    names = {d: index.names[d] for d in disease_ids}
+    names = {
+        d: readable_name(index.names[d], mondo[links.by_disease[d]].label if d in links.by_disease else None)
+        for d in disease_ids
+    }
     rows = annotations.rows
     pairs = [p for p in gene_pairs if p.disease_id in disease_ids]
 
