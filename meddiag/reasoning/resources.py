@@ -20,7 +20,7 @@ from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.diagnosis.linking import EmbedSearch, PhraseLinker
 from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa
 from meddiag.knowledge.entities import gene_entities
-from meddiag.knowledge.hpo import Ontology
+from meddiag.knowledge.hpo import Ontology, in_sentence
 from meddiag.knowledge.model import Entity, KnowledgeBase, Relation
 from meddiag.knowledge.phenotype_relations import phenotype_relations
 from meddiag.knowledge.relations import gene_relations, inheritance_relations, onset_relations
@@ -212,6 +212,10 @@ class ReasoningResources:
         return res
 
     # ------------------------------------------------------------------ lookups
+
+    def in_sentence(self, label: str) -> str:
+        """`label` as it reads inside a sentence, eponyms HPO capitalises kept ("Gowers sign")."""
+        return in_sentence(label, self.ontology.proper_nouns)
 
     def name(self, entity_id: str) -> str:
         if entity_id in self.names:
