@@ -134,8 +134,15 @@ class MondoLinks:
         return sum(1 for k in self.how.values() if k == kind)
 
 
-# How a name was read to find its MONDO class, strictest first.
+# How a name was read to find its MONDO class, strictest first, and how the link's
+# provenance (the EQUIVALENT_TO relation's evidence) says so.
 LINK_KINDS = ("label", "synonym", "reordered", "descriptive")
+LINK_EVIDENCE = {
+    "label": "label match",
+    "synonym": "synonym match",
+    "reordered": "name match, words reordered",
+    "descriptive": "name match without descriptive words",
+}
 
 
 def link_mondo(mondo: dict[str, MondoTerm], disease_names: dict[str, str]) -> MondoLinks:

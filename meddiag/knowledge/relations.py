@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from meddiag.knowledge.annotations import Annotation, GeneDisease, frequency_band
 from meddiag.knowledge.hpo import INHERITANCE_ROOT, ONSET_ROOT, Ontology
 from meddiag.knowledge.model import Relation, visible
-from meddiag.knowledge.mondo import MondoLinks, MondoTerm
+from meddiag.knowledge.mondo import LINK_EVIDENCE, MondoLinks, MondoTerm
 
 HPO_SOURCE = "HPO"
 MONDO_SOURCE = "MONDO"
@@ -161,7 +161,7 @@ def mondo_relations(
         if mid is None or mid not in classes:
             continue
         by_class[mid].append(disease)
-        how = f"{links.how.get(disease, 'label')} match"
+        how = LINK_EVIDENCE[links.how.get(disease, "label")]
         out.append(
             relation(
                 disease, "EQUIVALENT_TO", mid, sources=[MONDO_SOURCE], source_file=mondo_file, evidence=how
