@@ -136,13 +136,13 @@ class MondoLinks:
 
 # How a name was read to find its MONDO class, strictest first, and how the link's
 # provenance (the EQUIVALENT_TO relation's evidence) says so.
-LINK_KINDS = ("label", "synonym", "reordered", "descriptive")
 LINK_EVIDENCE = {
     "label": "label match",
     "synonym": "synonym match",
     "reordered": "name match, words reordered",
     "descriptive": "name match without descriptive words",
 }
+LINK_KINDS = tuple(LINK_EVIDENCE)
 
 
 def link_mondo(mondo: dict[str, MondoTerm], disease_names: dict[str, str]) -> MondoLinks:
