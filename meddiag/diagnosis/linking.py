@@ -292,10 +292,14 @@ class PhraseLinker:
         embed_search: EmbedSearch | None = None,
         embed_threshold: float = 0.8,
         lexical_weight: float = 0.5,
+        cover_threshold: float = 0.7,
     ) -> None:
         self.ontology = ontology
         self.embed_search = embed_search
         self.embed_threshold = embed_threshold
+        # A name holding every word of the fragment is taken from this similarity up, and
+        # before any name that misses one of its words.
+        self.cover_threshold = cover_threshold
         # The share of the name overlap (0-1) added to a fallback hit's vector similarity.
         self.lexical_weight = lexical_weight
         self._phrases: dict[tuple[str, ...], list[PhraseEntry]] = {}
@@ -535,23 +539,29 @@ class PhraseLinker:
             ):
                 first, last = fragment[0], fragment[-1]
                 phrase = text[tokens[first].start : tokens[last].end]
+                words = [tokens[k].norm for k in content]
                 hits = [
                     (current, score)
                     for hid, score in self.embed_search(phrase)  # type: ignore[misc]
                     if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
-                    and score >= self.embed_threshold
+                    and score >= self.cover_threshold
                 ]
-                words = [tokens[k].norm for k in content]
+                covers = {t for t, _ in hits if self._name_overlap.covers(t, words)}
+                hits = [h for h in hits if h[1] >= self.embed_threshold or h[0] in covers]
                 # A term sharing no word (or stem) with the fragment is a guess too far: on the dev
                 # vignettes these were all wrong ("8yo" → Oocyte maturation arrest, "later" →
                 # Peg-shaped maxillary lateral incisors).
                 overlap = {t: self._name_overlap(t, words) for t, _ in hits}
                 hits = [h for h in hits if overlap[h[0]] > 0]
                 if hits:
-                    # Among close vectors, a term whose name shares the fragment's telling words
-                    # gains: the vectors put "Labial pseudohypertrophy" just above "Calf muscle
-                    # pseudohypertrophy" for "pseudohypertrophy of calves".
-                    current, score = max(hits, key=lambda h: h[1] + self.lexical_weight * overlap[h[0]])
+                    # A name holding all the fragment's words comes first ("calf pseudohypertrophy"
+                    # is Calf muscle pseudohypertrophy, though the vectors put Labial
+                    # pseudohypertrophy far closer); then, among close vectors, a term whose name
+                    # shares the fragment's telling words gains.
+                    current, score = max(
+                        hits,
+                        key=lambda h: (h[0] in covers, h[1] + self.lexical_weight * overlap[h[0]]),
+                    )
                     label = self.ontology.label(current)
                     warnings.append(
                         f"'{phrase}' was matched approximately to the HPO term '{label}' "

@@ -46,6 +46,13 @@ class NameOverlap:
     def _weigh(self, stems: Iterable[str]) -> float:
         return sum(self.weight.get(s, self.unseen) for s in stems)
 
+    def covers(self, term_id: str, words: Sequence[str]) -> bool:
+        """Whether one of the term's names holds every word of the fragment (as stems):
+        "calf pseudohypertrophy" in "Calf muscle pseudohypertrophy"."""
+        fragment = {stem(w) for w in words}
+        term = self.ontology.terms[term_id]
+        return any(fragment <= {stem(w) for w in self.words_of(name)} for name in [term.name, *term.synonyms])
+
     def __call__(self, term_id: str, words: Sequence[str]) -> float:
         """0 (no shared stem) to 1 (the same words)."""
         fragment = {stem(w) for w in words}

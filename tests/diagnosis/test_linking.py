@@ -442,6 +442,8 @@ def test_a_qualifier_or_a_description_of_the_person_alone_is_not_guessed_at(link
         ("pseudohypertrophy of calves", [("HP:0008739", 0.908), ("HP:0003707", 0.887)], "HP:0003707"),
         ("decreased total T cell count", [("HP:0010976", 0.992), ("HP:0005403", 0.947)], "HP:0005403"),
         ("diabetes", [("HP:0005978", 0.992), ("HP:0000819", 0.992)], "HP:0000819"),  # the closer name
+        # below the vector threshold, but the only name holding both words
+        ("calf pseudohypertrophy", [("HP:0008739", 0.963), ("HP:0003707", 0.763)], "HP:0003707"),
     ],
 )
 def test_among_close_vectors_the_name_sharing_the_telling_words_wins(
@@ -465,6 +467,15 @@ def test_a_form_entry_that_cannot_be_read_says_why(linker: PhraseLinker) -> None
         "'glucose 30' was not read: give its unit (mg/dL or mmol/L); the value means different things in each."
     ]
     assert not [w for w in parsed.warnings if "sodium" in w]  # read, within range
+
+
+def test_a_name_holding_the_fragments_words_is_taken_only_from_its_own_threshold(
+    linker: PhraseLinker,
+) -> None:
+    far = PhraseLinker(linker.ontology, embed_search=lambda text: [("HP:0003707", 0.69)])
+    assert far.parse_question("calf pseudohypertrophy").findings == []
+    near = PhraseLinker(linker.ontology, embed_search=lambda text: [("HP:0008739", 0.79)])
+    assert near.parse_question("calf pseudohypertrophy").findings == []  # shares a word, holds not both
 
 
 def test_a_close_vector_whose_name_shares_no_word_with_the_fragment_is_not_taken(

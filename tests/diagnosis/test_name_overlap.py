@@ -32,3 +32,8 @@ def test_the_telling_word_decides(overlap: NameOverlap) -> None:
     assert overlap("HP:0005403", t_cells) > overlap("HP:0010976", t_cells)  # T, not B lymphocytopenia
     calves = phrase_key("pseudohypertrophy of calves")
     assert overlap("HP:0003707", calves) > overlap("HP:0008739", calves)  # calf, not labial
+
+
+def test_a_name_covers_a_fragment_when_it_holds_every_word(overlap: NameOverlap) -> None:
+    assert overlap.covers("HP:0003707", phrase_key("calf pseudohypertrophy"))  # Calf muscle pseudohypertrophy
+    assert not overlap.covers("HP:0008739", phrase_key("calf pseudohypertrophy"))  # Labial pseudohypertrophy
