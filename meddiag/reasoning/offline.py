@@ -173,7 +173,7 @@ class OfflineReasoner:
         informative = self._evidence.informative
         rest = [f for f in seen if f not in informative(seen, self.params.plan_findings)]
         if rest:
-            labels = [f.label.lower() for f in informative(rest, self.params.plan_findings)]
+            labels = [self.res.in_sentence(f.label) for f in informative(rest, self.params.plan_findings)]
             out.append(f"Which diseases present with {join_words(labels)}?")
         return out[:2]
 

@@ -82,7 +82,9 @@ class SemanticSteps:
             ]
         seen = observed(parsed)
         if seen:
-            labels = [f.label.lower() for f in self.ev.informative(seen, self.params.plan_findings)]
+            labels = [
+                self.res.in_sentence(f.label) for f in self.ev.informative(seen, self.params.plan_findings)
+            ]
             return [
                 f"Which diseases present with {join_words(labels)}?",
                 "What are the characteristic features of #1?",
