@@ -58,34 +58,9 @@ def normalise_label(text: str) -> str:
 # Words OMIM's inverted names ("Usher syndrome, type IID") and MONDO's labels ("Usher
 # syndrome type 2D") use or leave out without changing which disease is meant.
 _FILLER = frozenset({"type", "the", "of", "and", "with"})
-_ROMAN = {
-    numeral: str(value)
-    for value, numeral in enumerate(
-        [
-            "i",
-            "ii",
-            "iii",
-            "iv",
-            "v",
-            "vi",
-            "vii",
-            "viii",
-            "ix",
-            "x",
-            "xi",
-            "xii",
-            "xiii",
-            "xiv",
-            "xv",
-            "xvi",
-            "xvii",
-            "xviii",
-            "xix",
-            "xx",
-        ],
-        start=1,
-    )
-}
+_NUMERALS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x",
+             "xi", "xii", "xiii", "xiv", "xv", "xvi", "xvii", "xviii", "xix", "xx")  # fmt: skip
+_ROMAN = {numeral: str(value) for value, numeral in enumerate(_NUMERALS, start=1)}
 # Words that say how a disease presents or is handed down in a family rather than which
 # disease it is ("Cardiomyopathy, familial hypertrophic, 3" / "hypertrophic cardiomyopathy 3").
 _DESCRIPTIVE = frozenset(
@@ -177,12 +152,17 @@ def link_mondo(mondo: dict[str, MondoTerm], disease_names: dict[str, str]) -> Mo
         for term in mondo.values():
             for text in texts(term):
                 classes[key_of(text)].add(term.id)
-        readers = Counter((d.split(":")[0], key_of(n)) for d, n in disease_names.items())
+        # the loosest reading must single out one name of its catalogue
+        readers = (
+            Counter((d.split(":")[0], key_of(n)) for d, n in disease_names.items())
+            if kind == "descriptive"
+            else Counter()
+        )
         for disease_id, name in disease_names.items():
             if disease_id in links:
                 continue
             key = key_of(name)
-            if not key or (kind == "descriptive" and readers[(disease_id.split(":")[0], key)] > 1):
+            if not key or readers[(disease_id.split(":")[0], key)] > 1:
                 continue
             hits = classes.get(key, set())
             if len(hits) == 1:
