@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from meddiag.knowledge.assemble import assemble_kb
 from meddiag.knowledge.model import KnowledgeBase, Relation
 from tests.fixtures import sources as fx
+from tests.fixtures.sources import tiny_sources
 
 
 def _rel(kb: KnowledgeBase, subject: str, predicate: str, obj: str) -> Relation:
@@ -112,3 +116,14 @@ def test_the_assembled_knowledge_base_validates(full_kb: KnowledgeBase) -> None:
     # Assembly may skip validation for speed; the result must still be a valid model.
     again = KnowledgeBase.model_validate(full_kb.model_dump())
     assert again == full_kb
+
+
+def test_a_name_written_in_capitals_only_is_shown_in_its_mondo_casing(tmp_path: Path) -> None:
+    sources = tiny_sources(tmp_path)
+    hpoa = sources.phenotype_hpoa.read_text(encoding="utf-8")
+    sources.phenotype_hpoa.write_text(
+        hpoa.replace("Loeys-Dietz syndrome 1", "LOEYS-DIETZ SYNDROME 1"), encoding="utf-8"
+    )
+    kb = assemble_kb(sources, "full")
+    assert next(e for e in kb.entities if e.id == fx.LDS).name == "Loeys-Dietz syndrome 1"
+    assert _rel(kb, fx.LDS, "EQUIVALENT_TO", fx.MONDO_LDS).evidence == "label match"
