@@ -546,13 +546,16 @@ class PhraseLinker:
                     if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
                     and score >= self.cover_threshold
                 ]
-                covers = {t for t, _ in hits if self._name_overlap.covers(t, words)}
-                hits = [h for h in hits if h[1] >= self.embed_threshold or h[0] in covers]
-                # A term sharing no word (or stem) with the fragment is a guess too far: on the dev
+                names = {t: self._name_overlap.measure(t, words) for t, _ in hits}
+                # Below `embed_threshold` only a name holding every word of the fragment is taken,
+                # and a term sharing no word (or stem) with it is a guess too far: on the dev
                 # vignettes these were all wrong ("8yo" → Oocyte maturation arrest, "later" →
                 # Peg-shaped maxillary lateral incisors).
-                overlap = {t: self._name_overlap(t, words) for t, _ in hits}
-                hits = [h for h in hits if overlap[h[0]] > 0]
+                hits = [
+                    h
+                    for h in hits
+                    if (h[1] >= self.embed_threshold or names[h[0]].covers) and names[h[0]].share > 0
+                ]
                 if hits:
                     # A name holding all the fragment's words comes first ("calf pseudohypertrophy"
                     # is Calf muscle pseudohypertrophy, though the vectors put Labial
@@ -560,7 +563,7 @@ class PhraseLinker:
                     # shares the fragment's telling words gains.
                     current, score = max(
                         hits,
-                        key=lambda h: (h[0] in covers, h[1] + self.lexical_weight * overlap[h[0]]),
+                        key=lambda h: (names[h[0]].covers, h[1] + self.lexical_weight * names[h[0]].share),
                     )
                     label = self.ontology.label(current)
                     warnings.append(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 from meddiag.knowledge.hpo import Ontology
 
@@ -22,6 +23,11 @@ def stem(word: str) -> str:
     """A crude stem: "cholestatic" and "cholestasis", "hypermobile" and "hypermobility" share
     their first seven letters, "hypertrophy" and "hypertension" do not."""
     return word[:STEM_LETTERS]
+
+
+class NameMatch(NamedTuple):
+    share: float  # weighted Dice overlap with the closest name, 0-1
+    covers: bool  # some name holds every word of the fragment
 
 
 class NameOverlap:
@@ -46,22 +52,25 @@ class NameOverlap:
     def _weigh(self, stems: Iterable[str]) -> float:
         return sum(self.weight.get(s, self.unseen) for s in stems)
 
-    def covers(self, term_id: str, words: Sequence[str]) -> bool:
-        """Whether one of the term's names holds every word of the fragment (as stems):
-        "calf pseudohypertrophy" in "Calf muscle pseudohypertrophy"."""
-        fragment = {stem(w) for w in words}
-        term = self.ontology.terms[term_id]
-        return any(fragment <= {stem(w) for w in self.words_of(name)} for name in [term.name, *term.synonyms])
-
-    def __call__(self, term_id: str, words: Sequence[str]) -> float:
-        """0 (no shared stem) to 1 (the same words)."""
+    def measure(self, term_id: str, words: Sequence[str]) -> NameMatch:
+        """Both measures in one pass over the term's names."""
         fragment = {stem(w) for w in words}
         total = self._weigh(fragment)
         term = self.ontology.terms[term_id]
-        best = 0.0
+        share, covers = 0.0, False
         for name in [term.name, *term.synonyms]:
             stems = {stem(w) for w in self.words_of(name)}
+            covers = covers or fragment <= stems
             size = total + self._weigh(stems)
             if size:
-                best = max(best, 2 * self._weigh(stems & fragment) / size)
-        return best
+                share = max(share, 2 * self._weigh(stems & fragment) / size)
+        return NameMatch(share, covers)
+
+    def covers(self, term_id: str, words: Sequence[str]) -> bool:
+        """Whether one of the term's names holds every word of the fragment (as stems):
+        "calf pseudohypertrophy" in "Calf muscle pseudohypertrophy"."""
+        return self.measure(term_id, words).covers
+
+    def __call__(self, term_id: str, words: Sequence[str]) -> float:
+        """0 (no shared stem) to 1 (the same words)."""
+        return self.measure(term_id, words).share

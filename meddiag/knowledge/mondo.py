@@ -103,7 +103,7 @@ class MondoLinks:
     """disease id (OMIM/ORPHA/DECIPHER) -> MONDO id, with how each link was made."""
 
     by_disease: dict[str, str]
-    how: dict[str, str] = field(default_factory=dict)  # disease id -> one of LINK_KINDS
+    how: dict[str, str]  # disease id -> one of LINK_KINDS
 
     def count(self, kind: str) -> int:
         return sum(1 for k in self.how.values() if k == kind)

@@ -161,7 +161,7 @@ def mondo_relations(
         if mid is None or mid not in classes:
             continue
         by_class[mid].append(disease)
-        how = LINK_EVIDENCE[links.how.get(disease, "label")]
+        how = LINK_EVIDENCE[links.how[disease]]
         out.append(
             relation(
                 disease, "EQUIVALENT_TO", mid, sources=[MONDO_SOURCE], source_file=mondo_file, evidence=how
