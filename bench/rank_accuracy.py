@@ -54,7 +54,7 @@ from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
 from meddiag.knowledge.mondo import link_mondo, parse_mondo
 from meddiag.knowledge.phenotype_relations import phenotype_relations
-from meddiag.knowledge.relations import inheritance_relations
+from meddiag.knowledge.relations import gene_relations, inheritance_relations
 from meddiag.knowledge.sources import packaged_sources
 from meddiag.schema import TextEvidence
 
@@ -110,6 +110,7 @@ def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
     relations = (
         phenotype_relations(ann.rows, ontology)
         + inheritance_relations(ann.rows, ontology)
+        + gene_relations(parse_gene_diseases(src.genes_to_phenotype))
         + _equivalences(ann.diseases)
     )
     return ontology, relations, ann.diseases
@@ -117,7 +118,7 @@ def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
 
 def load_data() -> Data:
     # plain tuples in the pickle, so any script importing this module can read the cache
-    ontology, relations, names = _cached(f"kb-v4-{packaged_sources().hpo_version}", _load_data)
+    ontology, relations, names = _cached(f"kb-v5-{packaged_sources().hpo_version}", _load_data)
     parents = _cached(f"mondo-isa-v2-{packaged_sources().hpo_version}", lambda: _mondo_parents(names))
     return Data(ontology, relations + parents, names)
 
@@ -232,6 +233,7 @@ GRID: dict[str, list[float | bool]] = {
     "symmetric": [0.2, 0.3, 0.4],
     "checked_weight": [0.3, 0.45, 0.6],
     "sibling_prior": [2.0, 4.0, 6.0],
+    "no_gene_penalty": [0.0, 0.25, 0.5, 1.0],
 }
 
 

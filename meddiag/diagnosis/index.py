@@ -193,6 +193,8 @@ class PhenotypeIndex:
         # disease -> (mode of inheritance, sources of that fact)
         self.inheritance: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
         equivalences: list[tuple[str, str]] = []
+        # disease -> the sources of each of its ASSOCIATED_GENE facts (a known causal gene)
+        self._gene_facts: dict[str, list[tuple[str, ...]]] = defaultdict(list)
         disease_classes: dict[str, list[str]] = defaultdict(list)
 
         def disease(did: str) -> int:
@@ -211,6 +213,9 @@ class PhenotypeIndex:
                 continue
             if rel.predicate == "HAS_INHERITANCE":
                 self.inheritance[rel.subject].append((rel.object, tuple(rel.sources)))
+                continue
+            if rel.predicate == "ASSOCIATED_GENE":
+                self._gene_facts[rel.subject].append(tuple(rel.sources))
                 continue
             if rel.predicate == "IS_A" and rel.subject not in self.term_index:
                 disease_classes[rel.subject].append(rel.object)  # disease -> its MONDO parent class
@@ -292,6 +297,8 @@ class PhenotypeIndex:
             m: g for g in (sorted(v) for v in groups.values()) for m in g
         }
         self.siblings = self._sibling_matrix()
+        self._gene_sources = frozenset(s for facts in self._gene_facts.values() for f in facts for s in f)
+        self._without_gene = self._profiles_without_gene(frozenset())
         self._x_recessive: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
         for p, members in enumerate(self.members):
             facts = [f for m in members for f in self.inheritance.get(m, ())]
@@ -311,6 +318,25 @@ class PhenotypeIndex:
                 cited = (s for _, srcs in shown for s in srcs if s not in exclude)
                 out[p] = tuple(dict.fromkeys(cited))
         return out
+
+    def without_gene(self, exclude_sources: Collection[str] = frozenset()) -> np.ndarray:
+        """Per profile: True when none of its diseases has a visible known causal gene.
+
+        All False when the knowledge base records no gene at all: then the absence says nothing.
+        """
+        exclude = frozenset(exclude_sources) & self._gene_sources
+        return self._without_gene if not exclude else self._profiles_without_gene(exclude)
+
+    def _profiles_without_gene(self, exclude: frozenset[str]) -> np.ndarray:
+        if not self._gene_facts:
+            return np.zeros(len(self.profiles), dtype=bool)
+        return np.asarray(
+            [
+                not any(visible(list(f), exclude) for m in members for f in self._gene_facts.get(m, ()))
+                for members in self.members
+            ],
+            dtype=bool,
+        )
 
     def _sibling_matrix(self) -> sparse.csr_matrix:
         """profiles × profiles: 1 where two profiles share a MONDO parent class (a phenotypic series)."""

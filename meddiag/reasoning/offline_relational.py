@@ -206,8 +206,8 @@ class RelationalSteps:
         for r in ranked:
             # A candidate matching no finding is not evidence of anything, unless the ranker
             # scored it through its series because its own facts are hidden or missing, or
-            # the question names a gene of it.
-            if not r.genes and (r.score <= 0 or (not r.for_ and not r.series)):
+            # the question names a gene of it. Judged on the phenotype fit, before priors.
+            if not r.genes and (r.score - r.prior <= 0 or (not r.for_ and not r.series)):
                 continue
             close = [m for m in r.for_ if m.ic >= share * self.res.ic(m.finding)]
             # A feature annotated as (almost) never seen ("absent in the patients studied (0%)")

@@ -27,7 +27,8 @@ from meddiag.knowledge.relations import gene_relations, inheritance_relations, o
 from meddiag.knowledge.sources import packaged_sources
 
 # IS_A brings disease -> MONDO class links, which the ranker uses to borrow evidence within a
-# series; HAS_INHERITANCE lets it weigh an X-linked recessive disease in a female patient.
+# series; HAS_INHERITANCE lets it weigh an X-linked recessive disease in a female patient;
+# ASSOCIATED_GENE tells it which diseases have a known molecular cause.
 INDEX_PREDICATES: tuple[str, ...] = (
     "HAS_PHENOTYPE",
     "NOT_HAS_PHENOTYPE",
@@ -35,6 +36,7 @@ INDEX_PREDICATES: tuple[str, ...] = (
     "HAS_ONSET",
     "IS_A",
     "HAS_INHERITANCE",
+    "ASSOCIATED_GENE",
 )
 FACT_PREDICATES: tuple[str, ...] = ("ASSOCIATED_GENE", "HAS_INHERITANCE", "HAS_ONSET")
 NAME_TYPES: tuple[str, ...] = ("Disease", "Gene", "Inheritance", "Onset")
