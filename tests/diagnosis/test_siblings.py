@@ -97,8 +97,31 @@ def test_series_is_represented_by_its_best_fitting_member(tiny_ontology: Ontolog
     )
     smoothed = score_all(index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS)
     # OMIM:12 shows nothing; of its siblings OMIM:11 fits the seizures, OMIM:14 does not
-    assert smoothed[p["OMIM:12"]] == pytest.approx(plain[p["OMIM:11"]])
+    assert smoothed[p["OMIM:12"]] == pytest.approx(smoothed[p["OMIM:11"]])
     assert smoothed[p["OMIM:12"]] > plain[p["OMIM:14"]]
+
+
+def test_a_disease_that_shows_nothing_ranks_just_below_the_sibling_it_borrows_from(
+    tiny_ontology: Ontology,
+) -> None:
+    """OMIM:11 is itself shrunk toward its worse-fitting sibling OMIM:14; OMIM:12, with nothing
+    visible, must not overtake it by borrowing OMIM:11's unshrunk score."""
+    rels = [
+        *series_relations(),
+        has("OMIM:14", MACROCEPHALY, 0.9, "OMIM:14"),
+        is_a("OMIM:14", SERIES),
+    ]
+    index = PhenotypeIndex(tiny_ontology, rels)
+    p = index.profile_index
+    hidden = frozenset({"PMID:9"})
+    plain = score_all(
+        index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS.with_(sibling_prior=0.0)
+    )
+    smoothed = score_all(index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS)
+    assert smoothed[p["OMIM:11"]] < plain[p["OMIM:11"]]  # the premise: OMIM:11 is pulled down
+    assert smoothed[p["OMIM:12"]] < smoothed[p["OMIM:11"]]
+    ranked = [r.id for r in rank_diseases(index, [SEIZURE, ID], exclude_sources=hidden)]
+    assert ranked.index("OMIM:12") == ranked.index("OMIM:11") + 1
 
 
 def test_a_disease_scored_only_through_its_series_names_the_member_it_stands_in_for(
