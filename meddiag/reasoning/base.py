@@ -37,6 +37,8 @@ class RankedEntity(Model):
     score: float
     for_: list[str] = Field(default_factory=list, alias="for")
     against: list[str] = Field(default_factory=list)
+    # Reasons against it that are not findings: the patient's sex, no known causal gene.
+    caveats: list[str] = Field(default_factory=list)
     # Frequent features of the disease the patient is not reported to have (ranker's view).
     absent: list[str] = Field(default_factory=list)
     # No visible fact of its own: scored as this member of its MONDO series ("Name (id)").

@@ -214,9 +214,11 @@ class RelationalSteps:
             # speaks against the disease when the patient has it, and an excluded one is no conflict.
             strong = [m.finding_label for m in close if m.frequency >= rare]
             denied = [m.finding_label for m in close if m.frequency < rare]
+            findings = [c for c in r.against if c.kind in ("excluded_but_expected", "observed_but_negated")]
             conflicts = [
-                c.finding_label for c in r.against if c.kind != "excluded_but_expected" or c.frequency >= rare
+                c.finding_label for c in findings if c.kind != "excluded_but_expected" or c.frequency >= rare
             ]
+            caveats = [c.finding_label for c in r.against if c not in findings]
             out.append(
                 RankedEntity(
                     id=r.id,
@@ -224,6 +226,7 @@ class RelationalSteps:
                     score=round(float(r.score), 4),
                     for_=list(dict.fromkeys(strong)),
                     against=list(dict.fromkeys([*conflicts, *(x for x in denied if x not in strong)])),
+                    caveats=caveats,
                     absent=[label(t) for t in self._unreported(r.absent, seen)],
                     series=f"{self.res.name(r.series)} ({r.series})" if r.series else "",
                     genes=list(r.genes),

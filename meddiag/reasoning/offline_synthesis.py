@@ -103,6 +103,7 @@ class Synthesiser:
         conflict_cites: dict[str, list[int]] = {}
         conflicts: dict[str, list[str]] = {}
         missing: dict[str, list[str]] = {}
+        caveats: dict[str, list[str]] = {}
         for d in order:
             rel, sem = rel_entities.get(d), sem_entities.get(d)
             found = [e for e in (rel, sem) if e is not None]
@@ -110,6 +111,7 @@ class Synthesiser:
             for_ = [f.label for f in seen if f.label in supported]
             conflicts[d] = list(dict.fromkeys(x for e in found for x in e.against))
             missing[d] = self._absent_features(rel)
+            caveats[d] = rel.caveats if rel is not None else []
             named: tuple[tuple[ChannelName, RankedEntity | None], ...] = (
                 ("relational", rel),
                 ("semantic", sem),
@@ -125,6 +127,7 @@ class Synthesiser:
                     for_=for_,
                     against=[
                         *conflicts[d],
+                        *caveats[d],
                         *(f"{x} not reported (frequent in this disease)" for x in missing[d]),
                     ],
                     channels=channels,
@@ -137,7 +140,7 @@ class Synthesiser:
         agreement = _agreement(
             semantic, relational, _top(sem_scores), _top(rel_scores), self.res.name, "candidate diagnosis"
         )
-        answer = self._paragraph(entries, agreement, parsed, conflict_cites, conflicts, missing)
+        answer = self._paragraph(entries, agreement, parsed, conflict_cites, conflicts, missing, caveats)
         return Synthesis(
             answer=answer,
             differential=entries,
@@ -207,6 +210,7 @@ class Synthesiser:
         conflict_cites: Mapping[str, list[int]],
         conflicts: Mapping[str, list[str]],
         missing: Mapping[str, list[str]],
+        caveats: Mapping[str, list[str]],
     ) -> str:
         if not entries:
             return (
@@ -243,6 +247,8 @@ class Synthesiser:
                 f"(absent in the patient but annotated for it, or present but curated as absent) {marks}".rstrip()
                 + "."
             )
+        if caveats.get(top.id):
+            sentences_out.append(f"Also against {top.name}: {join_words(caveats[top.id])}.")
         if missing.get(top.id):
             sentences_out.append(
                 f"Frequent features of {top.name} not reported in the patient: "

@@ -250,3 +250,18 @@ def test_a_female_patient_sees_why_an_x_linked_recessive_disease_was_lowered(tin
     assert reason in woman[world.LDS].against
     assert reason not in man[world.LDS].against
     assert not any(reason in row.against for row in woman.values() if row.id != world.LDS)
+
+
+def test_a_disease_with_no_known_gene_says_so_apart_from_the_findings(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    # The deafness-anaemia syndrome is the one disease of the test world without a gene link.
+    run = run_pipeline(reasoner, tiny_ontology, "Hearing impairment and anemia. No short stature.")
+    synthesis = reasoner.synthesise(*run)
+    top = synthesis.differential[0]
+    assert top.id == world.DEAF
+    assert "no gene known to cause it" in top.against
+    assert f"Also against {top.name}: no gene known to cause it." in synthesis.answer
+    # A reason that is not a finding is not described as one.
+    assert "no gene known to cause it (absent in the patient" not in synthesis.answer
+    assert not any("no gene known" in a for row in synthesis.differential[1:] for a in row.against)

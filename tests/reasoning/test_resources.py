@@ -34,6 +34,8 @@ def test_from_handle_reads_the_graph_store(tiny_ontology: Ontology) -> None:
     assert res.genes_of(world.MARFAN) == ["NCBIGene:2200"]
     # Modes of inheritance reach the ranker (it weighs X-linked recessive ones by sex).
     assert res.index.inheritance[world.MARFAN] == [("HP:0000006", ("HPO",))]
+    # Gene links reach it too: the one disease with no known gene is the one it lowers.
+    assert [res.index.profiles[p] for p in res.index.without_gene().nonzero()[0]] == [world.DEAF]
     # A gene named in a question (any case) leads to its diseases' differential rows.
     assert res.diseases_of_genes(["fbn1", "TGFBR1", "NOTAGENE"]) == {
         world.MARFAN: ["fbn1"],
