@@ -82,20 +82,27 @@ def test_borrowing_weighs_less_the_more_facts_a_disease_shows(series_index: Phen
     assert smoothed[three] == pytest.approx(plain[three] - 2 / 5 * gap)
 
 
-def test_series_is_represented_by_its_best_fitting_member(tiny_ontology: Ontology) -> None:
+def _with_unfitting_member(
+    ontology: Ontology, *features: str
+) -> tuple[PhenotypeIndex, np.ndarray, np.ndarray]:
+    """The series plus OMIM:14, which shows only `features` (none a seizure); OMIM:12's fact
+    hidden. Returns the index and the scores without and with borrowing."""
     rels = [
         *series_relations(),
-        has("OMIM:14", MACROCEPHALY, 0.9, "OMIM:14"),
-        has("OMIM:14", CATARACT, 0.9, "OMIM:14"),
+        *(has("OMIM:14", f, 0.9, "OMIM:14") for f in features),
         is_a("OMIM:14", SERIES),
     ]
-    index = PhenotypeIndex(tiny_ontology, rels)
-    p = index.profile_index
+    index = PhenotypeIndex(ontology, rels)
     hidden = frozenset({"PMID:9"})
     plain = score_all(
         index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS.with_(sibling_prior=0.0)
     )
-    smoothed = score_all(index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS)
+    return index, plain, score_all(index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS)
+
+
+def test_series_is_represented_by_its_best_fitting_member(tiny_ontology: Ontology) -> None:
+    index, plain, smoothed = _with_unfitting_member(tiny_ontology, MACROCEPHALY, CATARACT)
+    p = index.profile_index
     # OMIM:12 shows nothing; of its siblings OMIM:11 fits the seizures, OMIM:14 does not
     assert smoothed[p["OMIM:12"]] == pytest.approx(smoothed[p["OMIM:11"]])
     assert smoothed[p["OMIM:12"]] > plain[p["OMIM:14"]]
@@ -106,21 +113,11 @@ def test_a_disease_that_shows_nothing_ranks_just_below_the_sibling_it_borrows_fr
 ) -> None:
     """OMIM:11 is itself shrunk toward its worse-fitting sibling OMIM:14; OMIM:12, with nothing
     visible, must not overtake it by borrowing OMIM:11's unshrunk score."""
-    rels = [
-        *series_relations(),
-        has("OMIM:14", MACROCEPHALY, 0.9, "OMIM:14"),
-        is_a("OMIM:14", SERIES),
-    ]
-    index = PhenotypeIndex(tiny_ontology, rels)
+    index, plain, smoothed = _with_unfitting_member(tiny_ontology, MACROCEPHALY)
     p = index.profile_index
-    hidden = frozenset({"PMID:9"})
-    plain = score_all(
-        index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS.with_(sibling_prior=0.0)
-    )
-    smoothed = score_all(index, [SEIZURE, ID], exclude_sources=hidden, params=DEFAULT_PARAMS)
     assert smoothed[p["OMIM:11"]] < plain[p["OMIM:11"]]  # the premise: OMIM:11 is pulled down
     assert smoothed[p["OMIM:12"]] < smoothed[p["OMIM:11"]]
-    ranked = [r.id for r in rank_diseases(index, [SEIZURE, ID], exclude_sources=hidden)]
+    ranked = [r.id for r in rank_diseases(index, [SEIZURE, ID], exclude_sources=frozenset({"PMID:9"}))]
     assert ranked.index("OMIM:12") == ranked.index("OMIM:11") + 1
 
 
