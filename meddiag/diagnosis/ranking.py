@@ -533,12 +533,15 @@ def _score_all(
         scores[affected[empty]] = -np.inf  # nothing left to compare: not a candidate
         n_visible = n_visible.copy()
         n_visible[affected] = sub.n_features
-    if params.no_gene_penalty:
-        # Before borrowing, so that a disease scored through its series never overtakes the
-        # sibling it borrows from (`borrow_from_siblings`).
-        scores = scores - params.no_gene_penalty * index.without_gene(exclude_sources)
+    penalty = params.no_gene_penalty * index.without_gene(exclude_sources)
+    # Before borrowing, so that a disease scored through its series never overtakes the
+    # sibling it borrows from (`borrow_from_siblings`) ...
+    scores = scores - penalty
     if params.sibling_prior:
+        empty = ~np.isfinite(scores)
         scores = borrow_from_siblings(index, scores, n_visible, params.sibling_prior)
+        # ... and one that shows nothing still bears its own penalty below the lender's.
+        scores[empty] -= penalty[empty]
     return scores
 
 

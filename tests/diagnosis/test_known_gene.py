@@ -9,7 +9,7 @@ from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.diagnosis.ranking import DEFAULT_PARAMS, rank_diseases, score_all
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
-from tests.diagnosis.conftest import ID, MACROCEPHALY, NAMES, relations
+from tests.diagnosis.conftest import ID, MACROCEPHALY, NAMES, SEIZURE, has, relations
 
 GENES_SOURCE = "HPO:genes_to_phenotype"
 
@@ -83,3 +83,24 @@ def test_the_prior_separates_the_phenotype_fit_from_the_penalty(index: Phenotype
     assert on["OMIM:2"].prior == pytest.approx(-DEFAULT_PARAMS.no_gene_penalty)
     assert on["OMIM:2"].score - on["OMIM:2"].prior == pytest.approx(off["OMIM:2"].score)
     assert on["OMIM:1"].prior == 0.0
+
+
+def test_a_disease_scored_through_its_series_bears_its_own_penalty(tiny_ontology: Ontology) -> None:
+    """OMIM:12 shows nothing once PMID:9 is left out and borrows OMIM:11's fit; having no gene
+    it also loses the penalty, so its score minus its prior is the borrowed fit."""
+    rels = [
+        has("OMIM:11", SEIZURE, 0.9, "OMIM:11"),
+        has("OMIM:12", SEIZURE, 0.9, "PMID:9"),
+        *(
+            Relation(subject=d, predicate="IS_A", object="MONDO:0000900", sources=["MONDO"])
+            for d in ("OMIM:11", "OMIM:12")
+        ),
+        gene("OMIM:11", "NCBIGene:11", GENES_SOURCE),
+    ]
+    index = PhenotypeIndex(tiny_ontology, rels)
+    hidden = frozenset({"PMID:9"})
+    ranked = {r.id: r for r in rank_diseases(index, [SEIZURE], exclude_sources=hidden)}
+    lender, empty = ranked["OMIM:11"], ranked["OMIM:12"]
+    assert empty.series == "OMIM:11" and empty.prior == -DEFAULT_PARAMS.no_gene_penalty
+    assert empty.score - empty.prior == pytest.approx(lender.score)
+    assert empty.score < lender.score
