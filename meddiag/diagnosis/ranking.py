@@ -164,7 +164,8 @@ by publication, leave-publication-out, on the development phenopackets — see
    knowledge base has no such profile except through `exclude_sources`, and a disease that
    shows nothing should not outrank the one whose evidence stands in for it. It now takes
    that sibling's final score and sits just below it; the no-known-gene penalty is applied
-   before borrowing, so it cannot reorder the two either. Cost (in-KB, leave-publication-out,
+   before borrowing, so it cannot reorder the two either (an empty profile without a gene
+   bears its own penalty below that). Cost (in-KB, leave-publication-out,
    tuned defaults): 47.0 / 57.6 / 68.8 % → 45.0 / 56.6 / 68.4 %, MRR 0.543 → 0.528 (top-1 of
    the cases whose gold loses every fact: 22.9 % → 0.3 %, top-10 59.0 % → 55.9 %); with
    everything visible no profile is empty and the figures stay (66.6 / 74.7 / 82.4 %).
