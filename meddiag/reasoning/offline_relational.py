@@ -223,7 +223,7 @@ class RelationalSteps:
                 RankedEntity(
                     id=r.id,
                     name=r.name,
-                    score=round(float(r.score), 4),
+                    score=float(r.score),  # full precision: the ranker's order, ties included, must survive
                     for_=list(dict.fromkeys(strong)),
                     against=list(dict.fromkeys([*conflicts, *(x for x in denied if x not in strong)])),
                     caveats=caveats,
