@@ -546,6 +546,12 @@ def _score_all(
     return scores
 
 
+# How far below its lender a profile with nothing visible is put: far smaller than any score
+# difference that matters, yet large enough to survive the fusion's z-scores (one unit in the
+# last place would not, and the differential breaks exact ties by id).
+JUST_BELOW = 1e-6
+
+
 def borrow_from_siblings(
     index: PhenotypeIndex, scores: np.ndarray, n_visible: np.ndarray, prior: float
 ) -> np.ndarray:
@@ -578,7 +584,7 @@ def borrow_from_siblings(
     for p in np.flatnonzero(has & ~own).tolist():
         row = sib.indices[sib.indptr[p] : sib.indptr[p + 1]]
         lender = row[np.argmax(scores[row])]
-        out[p] = np.nextafter(out[lender], -np.inf)
+        out[p] = out[lender] - JUST_BELOW
     return out
 
 
@@ -807,7 +813,7 @@ def explain(
     return RankedDisease(
         id=disease_id,
         name=index.name(disease_id),
-        score=round(score, 4),
+        score=score,  # unrounded: the order of near-equal scores must survive (JUST_BELOW)
         rank=rank,
         members=tuple(index.members[profile]),
         for_=tuple(matches),

@@ -265,3 +265,36 @@ def test_a_disease_with_no_known_gene_says_so_apart_from_the_findings(
     # A reason that is not a finding is not described as one.
     assert "no gene known to cause it (absent in the patient" not in synthesis.answer
     assert not any("no gene known" in a for row in synthesis.differential[1:] for a in row.against)
+
+
+def test_a_disease_scored_through_its_series_stays_below_the_member_it_borrows_from(
+    tiny_ontology: Ontology,
+) -> None:
+    """OMIM:100000 (an id sorting before Marfan's) shows nothing once PMID:99 is left out and
+    is scored through Marfan, its series sibling, just below it. Rounding the ranker's scores
+    would make the two tie, and the differential breaks ties by id."""
+    member = "OMIM:100000"
+    series = [
+        Relation(subject=d, predicate="IS_A", object="MONDO:0000900", sources=["MONDO"])
+        for d in (world.MARFAN, member)
+    ]
+    extra = [
+        Relation(
+            subject=member, predicate="HAS_PHENOTYPE", object="HP:0001166", frequency=0.9, sources=["PMID:99"]
+        ),
+        Relation(subject=member, predicate="ASSOCIATED_GENE", object="NCBIGene:99", sources=["HPO"]),
+        *series,
+    ]
+    entities = [*world.entities(), Entity(id=member, type="Disease", name="Marfan-like series member")]
+    reasoner = OfflineReasoner(
+        ReasoningResources.from_parts(tiny_ontology, entities, [*world.relations(), *extra])
+    )
+    parsed = reasoner.parse_question(MARFAN_VIGNETTE).model_copy(update={"exclude_sources": ["PMID:99"]})
+    ranked = reasoner._relational.rank(parsed, None, 10)
+    answer = SubAnswer(text="ranked", entities=ranked, channel="relational")
+    rows = reasoner.synthesise(
+        parsed, SemanticResult(hops=[]), RelationalResult(hops=[]), [], [answer]
+    ).differential
+    ids = [r.id for r in rows]
+    assert ids.index(member) == ids.index(world.MARFAN) + 1
+    assert rows[ids.index(member)].series.endswith(f"({world.MARFAN})")
