@@ -314,6 +314,11 @@ class FindingConflict:
     kind: str  # "excluded_but_expected" | "observed_but_negated" | "sex" | "no_gene"
     sources: tuple[str, ...]
 
+    @property
+    def is_finding(self) -> bool:
+        """A finding in conflict, not a reason of another kind (the patient's sex, no known gene)."""
+        return self.kind in ("excluded_but_expected", "observed_but_negated")
+
 
 @dataclass(frozen=True)
 class RankedDisease:
@@ -534,15 +539,16 @@ def _score_all(
         scores[affected[empty]] = -np.inf  # nothing left to compare: not a candidate
         n_visible = n_visible.copy()
         n_visible[affected] = sub.n_features
-    penalty = params.no_gene_penalty * index.without_gene(exclude_sources)
+    penalty = params.no_gene_penalty * index.without_gene(exclude_sources) if params.no_gene_penalty else 0.0
     # Before borrowing, so that a disease scored through its series never overtakes the
     # sibling it borrows from (`borrow_from_siblings`) ...
     scores = scores - penalty
     if params.sibling_prior:
         empty = ~np.isfinite(scores)
         scores = borrow_from_siblings(index, scores, n_visible, params.sibling_prior)
-        # ... and one that shows nothing still bears its own penalty below the lender's.
-        scores[empty] -= penalty[empty]
+        if isinstance(penalty, np.ndarray):
+            # ... and one that shows nothing still bears its own penalty below the lender's.
+            scores[empty] -= penalty[empty]
     return scores
 
 
@@ -630,7 +636,7 @@ def rank_diseases(
                 allowed[p] = True
         scores = np.where(allowed, scores, -np.inf)
     order = top_indices(scores, top_k)
-    without_gene = index.without_gene(exclude_sources)
+    without_gene = index.without_gene(exclude_sources) if params.no_gene_penalty else None
     hidden = set(index.hidden_relations(exclude_sources).tolist()) if exclude_sources else set()
     q = _query(index, observed, excluded, params)
     exclude_sources = frozenset(exclude_sources)  # a cache key below: any collection works
@@ -649,7 +655,7 @@ def rank_diseases(
                 against=(*disease.against, _sex_conflict(against_sex[p])),
                 prior=disease.prior - params.female_x_recessive,
             )
-        if params.no_gene_penalty and without_gene[p]:
+        if without_gene is not None and without_gene[p]:
             disease = replace(
                 disease,
                 against=(*disease.against, NO_GENE_CONFLICT),

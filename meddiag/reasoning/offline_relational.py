@@ -214,11 +214,12 @@ class RelationalSteps:
             # speaks against the disease when the patient has it, and an excluded one is no conflict.
             strong = [m.finding_label for m in close if m.frequency >= rare]
             denied = [m.finding_label for m in close if m.frequency < rare]
-            findings = [c for c in r.against if c.kind in ("excluded_but_expected", "observed_but_negated")]
             conflicts = [
-                c.finding_label for c in findings if c.kind != "excluded_but_expected" or c.frequency >= rare
+                c.finding_label
+                for c in r.against
+                if c.is_finding and (c.kind != "excluded_but_expected" or c.frequency >= rare)
             ]
-            caveats = [c.finding_label for c in r.against if c not in findings]
+            caveats = [c.finding_label for c in r.against if not c.is_finding]
             out.append(
                 RankedEntity(
                     id=r.id,
