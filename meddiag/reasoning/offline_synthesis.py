@@ -146,10 +146,9 @@ class Synthesiser:
             differential=entries,
             citations=cites.items,
             agreement=agreement,
-            channel_scores={
-                "relational": {d: round(s, 4) for d, s in rel_scores.items()},
-                "semantic": {d: round(s, 4) for d, s in sem_scores.items()},
-            },
+            # Unrounded: `bench/fusion_weights.py` re-fuses these, and a rounded gap between a
+            # disease and the series member it borrows from would become a tie broken by id.
+            channel_scores={"relational": dict(rel_scores), "semantic": dict(sem_scores)},
         )
 
     def _absent_features(self, rel: RankedEntity | None) -> list[str]:

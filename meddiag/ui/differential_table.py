@@ -16,6 +16,11 @@ AGREEMENT_COLOURS = {"agree": "green", "partial": "orange", "disagree": "red", "
 ChannelScores = Mapping[ChannelName, Mapping[str, float]]
 
 
+def _shown(score: float | None) -> float | None:
+    """A channel score as the table shows it (the synthesis records them unrounded)."""
+    return None if score is None else round(score, 4)
+
+
 def differential_frame(
     entries: Sequence[DifferentialEntry], channel_scores: ChannelScores | None = None
 ) -> pd.DataFrame:
@@ -29,8 +34,8 @@ def differential_frame(
             "Disease": e.name,
             "ID": e.id,
             "Score": e.score,
-            "Graph score": graph.get(e.id),
-            "Text score": text.get(e.id),
+            "Graph score": _shown(graph.get(e.id)),
+            "Text score": _shown(text.get(e.id)),
             "Findings for": "; ".join([*(f"named gene {g}" for g in e.genes), *e.for_])
             or (f"scored as its series: {e.series}" if e.series else ""),
             "Findings against": "; ".join(e.against),

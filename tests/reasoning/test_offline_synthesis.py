@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
+from meddiag.diagnosis.fusion import fuse_scores, fused_order
 from meddiag.knowledge.hpo import Ontology
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.offline import OfflineReasoner
@@ -75,6 +77,18 @@ def test_the_fused_channel_scores_are_recorded_and_order_the_differential(synthe
     assert ids[: len(graph_rows)] == graph_rows
     scores = [e.score for e in synthesis.differential]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_the_recorded_channel_scores_refuse_to_the_same_differential(
+    synthesis: Synthesis, reasoner: OfflineReasoner
+) -> None:
+    """`bench/fusion_weights.py` re-fuses the recorded scores: rounding them would turn a series
+    member's tiny gap below the disease it borrows from into a tie broken by id."""
+    recorded = json.loads(synthesis.model_dump_json())["channel_scores"]
+    rel, sem = recorded["relational"], recorded["semantic"]
+    assert any(s != round(s, 4) for s in rel.values())
+    weight, size = reasoner.params.semantic_weight, reasoner.params.differential_size
+    assert fused_order(fuse_scores(rel, sem, weight), size) == [e.id for e in synthesis.differential]
 
 
 def test_every_citation_resolves_to_retrieved_evidence(synthesis: Synthesis, run) -> None:
