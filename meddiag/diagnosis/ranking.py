@@ -251,6 +251,10 @@ class RankParams:
     symmetric: float = 0.0
     excluded_weight: float = 0.0
     checked_weight: float = 0.0
+    # Excluded findings join the observed ones in one mean, each counting `checked_weight` of
+    # an observed finding, instead of adding `checked_weight` x their own mean: one excluded
+    # finding among many observed ones then weighs like one finding, not like all (item 4).
+    checked_in_mean: bool = False
     symmetric_checked: bool = False
     negated_weight: float = 0.0
     size_prior: float = 0.0
@@ -278,7 +282,8 @@ BASELINE_PARAMS = RankParams()
 DEFAULT_PARAMS = RankParams(
     freq_weight=0.25,
     symmetric=0.3,
-    checked_weight=0.45,
+    checked_weight=0.3,
+    checked_in_mean=True,
     symmetric_checked=True,
     sibling_prior=4.0,
     exact_weight=0.3,
@@ -449,11 +454,15 @@ def _max_into(row: np.ndarray, rows: np.ndarray, vals: np.ndarray | float) -> No
 
 
 def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: RankParams) -> np.ndarray:
-    match = _match_matrix(index, mats, q.observed, params)
-    score = match.mean(axis=0)
+    score = _match_matrix(index, mats, q.observed, params).mean(axis=0)
     if params.checked_weight and len(q.excluded):
         # published cases name the absence of features expected for the diagnosis considered
-        score += params.checked_weight * _match_matrix(index, mats, q.excluded, params).mean(axis=0)
+        checked = _match_matrix(index, mats, q.excluded, params).mean(axis=0)
+        w, n_obs, n_exc = params.checked_weight, len(q.observed), len(q.excluded)
+        if params.checked_in_mean:
+            score = (n_obs * score + w * n_exc * checked) / (n_obs + w * n_exc)
+        else:
+            score += w * checked
     n_obs = max(len(q.observed), 1)
     if params.symmetric:
         examined = np.concatenate([q.observed, q.excluded]) if params.symmetric_checked else q.observed

@@ -83,6 +83,21 @@ def test_excluded_finding_lowers_a_disease_that_has_it(tiny_index: PhenotypeInde
     assert after[one] == before[one]
 
 
+def test_an_excluded_finding_can_count_as_a_fraction_of_an_observed_one(tiny_index: PhenotypeIndex) -> None:
+    """Added as the excluded findings' own mean, one excluded finding weighs as much as all
+    observed ones together; in one mean with them it counts `checked_weight` of one."""
+    observed, w = [ID, CATARACT, SEIZURE], 0.5
+    apart = RankParams(checked_weight=w)
+    pooled = apart.with_(checked_in_mean=True)
+    alone = score_all(tiny_index, observed, params=apart)
+    excluded_alone = score_all(tiny_index, [MACROCEPHALY], params=RankParams())
+    added = score_all(tiny_index, observed, [MACROCEPHALY], params=apart)
+    mean = score_all(tiny_index, observed, [MACROCEPHALY], params=pooled)
+    two = tiny_index.profile_index["OMIM:2"]  # annotated with macrocephaly
+    assert added[two] == pytest.approx(alone[two] + w * excluded_alone[two])
+    assert mean[two] == pytest.approx((3 * alone[two] + w * excluded_alone[two]) / (3 + w))
+
+
 def test_curated_absence_of_an_observed_finding_lowers_a_disease(tiny_index: PhenotypeIndex) -> None:
     plain = score_all(tiny_index, [ID, NYSTAGMUS], params=BASELINE_PARAMS)
     negated = score_all(tiny_index, [ID, NYSTAGMUS], params=RankParams(negated_weight=1.0))
