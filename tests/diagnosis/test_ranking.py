@@ -84,7 +84,7 @@ def test_excluded_finding_lowers_a_disease_that_has_it(tiny_index: PhenotypeInde
 
 
 def test_an_excluded_finding_can_count_as_a_fraction_of_an_observed_one(tiny_index: PhenotypeIndex) -> None:
-    """Added as the excluded findings' own mean, one excluded finding weighs as much as all
+    """Added as the excluded findings' own mean, one excluded finding weighs `checked_weight` of all
     observed ones together; in one mean with them it counts `checked_weight` of one."""
     observed, w = [ID, CATARACT, SEIZURE], 0.5
     apart = RankParams(checked_weight=w)
