@@ -32,8 +32,8 @@ by publication, leave-publication-out, on the development phenopackets — see
    observed finding — ``(Σ observed + w Σ excluded) / (n_observed + w n_excluded)`` — instead
    of adding ``checked_weight`` times their own mean. Added apart, one excluded finding
    among ten observed weighed as much as four or five of them, and ten excluded findings
-   together no more than one; in one mean each counts the same fraction of a finding. Measured (in-KB, leave-publication-out, other defaults as tuned, whole file):
-   added apart at 0.45, 44.8 / 56.7 / 68.7 % top-1 / 3 / 10, MRR 0.529; in one mean at
+   together no more than one; in one mean each counts the same fraction of a finding.
+   Measured (in-KB, leave-publication-out, other defaults as tuned, whole file): added apart at 0.45, 44.8 / 56.7 / 68.7 % top-1 / 3 / 10, MRR 0.529; in one mean at
    ``w`` 0.15 / 0.3 / 0.45 / 0.6 / 0.8 / 1.2: top-1 44.6 / 45.4 / 45.7 / 46.1 / 45.7 / 45.3 %,
    top-10 69.0 / 69.7 / 69.9 / 69.7 / 69.3 / 68.3 %. Every cross-validation fold chose it
    (``w`` 0.3 in three folds, 0.45 and 0.8 in one each). Measured and rejected with it:
@@ -271,8 +271,8 @@ class RankParams:
     excluded_weight: float = 0.0
     checked_weight: float = 0.0
     # Excluded findings join the observed ones in one mean, each counting `checked_weight` of
-    # an observed finding, instead of adding `checked_weight` x their own mean: one excluded
-    # finding among many observed ones then weighs like one finding, not like all (item 4).
+    # an observed finding, instead of adding `checked_weight` x their own mean: each then
+    # weighs the same fraction of a finding however many were observed (item 4).
     checked_in_mean: bool = False
     symmetric_checked: bool = False
     negated_weight: float = 0.0
