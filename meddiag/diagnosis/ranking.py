@@ -474,16 +474,16 @@ def _max_into(row: np.ndarray, rows: np.ndarray, vals: np.ndarray | float) -> No
 
 
 def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: RankParams) -> np.ndarray:
+    n_obs, n_exc = max(len(q.observed), 1), len(q.excluded)
     score = _match_matrix(index, mats, q.observed, params).mean(axis=0)
-    if params.checked_weight and len(q.excluded):
+    if params.checked_weight and n_exc:
         # published cases name the absence of features expected for the diagnosis considered
         checked = _match_matrix(index, mats, q.excluded, params).mean(axis=0)
-        w, n_obs, n_exc = params.checked_weight, len(q.observed), len(q.excluded)
+        w = params.checked_weight
         if params.checked_in_mean:
             score = (n_obs * score + w * n_exc * checked) / (n_obs + w * n_exc)
         else:
             score += w * checked
-    n_obs = max(len(q.observed), 1)
     if params.symmetric:
         examined = np.concatenate([q.observed, q.excluded]) if params.symmetric_checked else q.observed
         score = (1 - params.symmetric) * score + params.symmetric * _disease_to_patient(
@@ -568,14 +568,15 @@ def _score_all(
         scores[affected[empty]] = -np.inf  # nothing left to compare: not a candidate
         n_visible = n_visible.copy()
         n_visible[affected] = sub.n_features
-    penalty = params.no_gene_penalty * index.without_gene(exclude_sources) if params.no_gene_penalty else 0.0
-    # Before borrowing, so that a disease scored through its series never overtakes the
-    # sibling it borrows from (`borrow_from_siblings`) ...
-    scores = scores - penalty
+    penalty = params.no_gene_penalty * index.without_gene(exclude_sources) if params.no_gene_penalty else None
+    if penalty is not None:
+        # Before borrowing, so that a disease scored through its series never overtakes the
+        # sibling it borrows from (`borrow_from_siblings`) ...
+        scores = scores - penalty
     if params.sibling_prior:
         empty = ~np.isfinite(scores)
         scores = borrow_from_siblings(index, scores, n_visible, params.sibling_prior)
-        if isinstance(penalty, np.ndarray):
+        if penalty is not None:
             # ... and one that shows nothing still bears its own penalty below the lender's.
             scores[empty] -= penalty[empty]
     return scores
