@@ -153,13 +153,14 @@ _SEX = {"FEMALE": "female", "MALE": "male", "OTHER_SEX": "other", "UNKNOWN_SEX":
 
 
 def _case(pp: _Phenopacket) -> Case | SkipReason:
-    observed: list[Feature] = []
-    excluded: list[Feature] = []
+    # Keyed by (id, label), in order: comparing models pairwise was quadratic in the
+    # number of features, seconds over a whole case file.
+    observed: dict[tuple[str, str], Feature] = {}
+    excluded: dict[tuple[str, str], Feature] = {}
     for f in pp.phenotypicFeatures:
         target = excluded if f.excluded else observed
-        feat = Feature(id=f.type.id, label=f.type.label or f.type.id)
-        if feat not in target:
-            target.append(feat)
+        label = f.type.label or f.type.id
+        target.setdefault((f.type.id, label), Feature(id=f.type.id, label=label))
     if not observed:
         return "no_observed_feature"
     diseases: list[str] = []
@@ -190,8 +191,8 @@ def _case(pp: _Phenopacket) -> Case | SkipReason:
         iso = pp.subject.timeAtLastEncounter.age.iso8601duration
     return Case(
         id=pp.id,
-        observed=observed,
-        excluded=[f for f in excluded if f not in observed],
+        observed=list(observed.values()),
+        excluded=[f for key, f in excluded.items() if key not in observed],
         age_years=duration_years(iso) if iso else None,
         age_iso=iso,
         sex=_SEX.get(pp.subject.sex.upper()) if pp.subject.sex else None,

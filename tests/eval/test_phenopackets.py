@@ -72,6 +72,20 @@ def test_valid_case_keeps_the_fields_the_evaluation_uses(tmp_path: Path) -> None
     assert case.sources == frozenset({"PMID:15266616"})
 
 
+def test_a_feature_listed_twice_counts_once_and_observed_wins_over_excluded(tmp_path: Path) -> None:
+    feats = [
+        ("HP:0000348", "High forehead", False),
+        ("HP:0000243", "Trigonocephaly", True),
+        ("HP:0000348", "High forehead", False),
+        ("HP:0001250", "Seizure", True),
+        ("HP:0000243", "Trigonocephaly", False),
+        ("HP:0001250", "Seizure", True),
+    ]
+    (case,) = load_cases(write_jsonl(tmp_path, [json.dumps(packet(features=feats))])).cases
+    assert [f.id for f in case.observed] == ["HP:0000348", "HP:0000243"]
+    assert [f.id for f in case.excluded] == ["HP:0001250"]
+
+
 def test_bad_lines_are_counted_by_reason_and_never_stop_the_load(tmp_path: Path) -> None:
     lines = [
         json.dumps(packet("ok")),
