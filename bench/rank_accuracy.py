@@ -3,6 +3,7 @@
     python bench/rank_accuracy.py                       # both protocols, ranker and baseline
     python bench/rank_accuracy.py --protocol lpo --limit 1000
     python bench/rank_accuracy.py --folds 5             # cross-validated parameter search
+    python bench/rank_accuracy.py --folds 5 --train-cases 0   # ... on every training case (slower)
     python bench/rank_accuracy.py --set checked_weight=0 --protocol lpo --no-baseline   # ablation
     python bench/rank_accuracy.py --limit 2000 --text-weights 0 0.1 0.2   # fuse MONDO text scores
     python bench/rank_accuracy.py --gene-weights 0 1 10   # the case's genes named (another scenario)
@@ -243,10 +244,13 @@ def objective(ranks: Ranks) -> float:
     return acc.top[1] + acc.top[10] + acc.mrr
 
 
-def cross_validate(index: PhenotypeIndex, cases: list[Prepared], folds: int, seed: int) -> None:
+def cross_validate(
+    index: PhenotypeIndex, cases: list[Prepared], folds: int, seed: int, train_cases: int = 400
+) -> None:
     """Coordinate search on the training folds; report held-out metrics of the chosen parameters.
 
-    Folds are split by publication so that no paper's patients sit on both sides.
+    Folds are split by publication so that no paper's patients sit on both sides. Each fold
+    searches a seeded sample of `train_cases` of its training cases (0: all of them).
     """
     in_kb = [p for p in cases if p.in_kb]
     pubs = sorted({min(p.case.pmids, default=p.case.id) for p in in_kb})
@@ -257,7 +261,8 @@ def cross_validate(index: PhenotypeIndex, cases: list[Prepared], folds: int, see
     for k in range(folds):
         train = [p for p in in_kb if fold_of[min(p.case.pmids, default=p.case.id)] != k]
         test = [p for p in in_kb if fold_of[min(p.case.pmids, default=p.case.id)] == k]
-        sample = random.Random(seed + k).sample(train, min(len(train), 400))
+        n_train = len(train) if train_cases <= 0 else min(len(train), train_cases)
+        sample = random.Random(seed + k).sample(train, n_train)
         params = coordinate_search(index, sample)
         ranks = ranks_for(index, test, params, lpo=True)
         print(f"fold {k}: {params}", file=sys.stderr)
@@ -372,6 +377,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--protocol", choices=["full", "lpo", "both"], default="both")
     ap.add_argument("--limit", type=int, default=None, help="use a random sample of this many cases")
     ap.add_argument("--folds", type=int, default=0, help="cross-validated parameter search")
+    ap.add_argument(
+        "--train-cases", type=int, default=400, help="training cases each fold searches on (0: all)"
+    )
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--no-pool", action="store_true", help="do not pool equivalent diseases' evidence")
     ap.add_argument("--seed", type=int, default=13)
@@ -408,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"in-KB cases: {sum(p.in_kb for p in prepared)} of {len(prepared)}", file=sys.stderr)
 
     if args.folds:
-        cross_validate(index, prepared, args.folds, args.seed)
+        cross_validate(index, prepared, args.folds, args.seed, args.train_cases)
         return
     if args.text_weights:
         text_fusion(index, data, [p for p in prepared if p.in_kb], args.text_weights)

@@ -28,3 +28,33 @@ def test_cases_are_grouped_by_the_share_of_gold_facts_their_publications_alone_c
     case = Case(id="c", observed=[Feature(id=CATARACT, label="Cataract")], diseases=[gold], pmids=left_out)
     prepared = bench.Prepared(case, [tiny_index.profile_index[gold]], True)
     assert bench.hidden_share_group(tiny_index, prepared) == group
+
+
+@pytest.mark.parametrize(("train_cases", "searched"), [(400, 2), (1, 1), (0, 2)])
+def test_each_fold_searches_a_sample_of_its_training_cases_or_all_of_them(
+    tiny_index: PhenotypeIndex, monkeypatch: pytest.MonkeyPatch, train_cases: int, searched: int
+) -> None:
+    bench = load_bench("rank_accuracy")
+    # three publications, one case each: with three folds, each fold trains on two cases
+    cases = [
+        bench.Prepared(
+            Case(
+                id=f"c{i}",
+                observed=[Feature(id=CATARACT, label="Cataract")],
+                diseases=["OMIM:1"],
+                pmids=[f"PMID:{i}"],
+            ),
+            [tiny_index.profile_index["OMIM:1"]],
+            True,
+        )
+        for i in range(3)
+    ]
+    sizes: list[int] = []
+
+    def search(index: PhenotypeIndex, sample: list, rounds: int = 1) -> object:
+        sizes.append(len(sample))
+        return bench.DEFAULT_PARAMS
+
+    monkeypatch.setattr(bench, "coordinate_search", search)
+    bench.cross_validate(tiny_index, cases, 3, 0, train_cases)
+    assert sizes == [searched] * 3
