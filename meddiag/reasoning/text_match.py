@@ -70,7 +70,8 @@ def text_words(text: str) -> frozenset[str]:
     """The normalised words of a text; cached because every sub-query rescans the same passages.
 
     Sized for the passages of a few hundred asks: at 4,096 entries an evaluation's 400
-    cases found 44 % of the texts cached, at 65,536 66 %, and answered 17 % faster."""
+    cases found 44 % of the texts cached, at 65,536 66 %; a 1,000-case evaluation then
+    answered about 6 % more cases per second."""
     return frozenset(t.norm for t in tokenize(text))
 
 
