@@ -159,8 +159,9 @@ def _case(pp: _Phenopacket) -> Case | SkipReason:
     excluded: dict[tuple[str, str], Feature] = {}
     for f in pp.phenotypicFeatures:
         target = excluded if f.excluded else observed
-        label = f.type.label or f.type.id
-        target.setdefault((f.type.id, label), Feature(id=f.type.id, label=label))
+        key = (f.type.id, f.type.label or f.type.id)
+        if key not in target:  # not setdefault: that would build a model for every repeat
+            target[key] = Feature(id=key[0], label=key[1])
     if not observed:
         return "no_observed_feature"
     diseases: list[str] = []
