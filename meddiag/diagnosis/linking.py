@@ -25,6 +25,7 @@ from functools import lru_cache
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
 from meddiag.diagnosis.lab_values import LabReading, UnreadLab, read_lab_values
 from meddiag.diagnosis.name_overlap import NameOverlap
+from meddiag.diagnosis.name_variants import count_variants, uninverted
 from meddiag.diagnosis.negation import Token, negated_positions
 from meddiag.diagnosis.shorthand import SHORTHAND
 from meddiag.errors import InputError
@@ -310,6 +311,7 @@ class PhraseLinker:
             self._add(term.name, PhraseEntry("phenotype", tid, "exact", term.name))
             for syn in term.synonyms:
                 self._add(syn, PhraseEntry("phenotype", tid, "synonym", term.name))
+        self._add_variants(ontology)
         for written, tid in SHORTHAND.items():
             if tid in ontology.phenotype_ids:
                 self._add(written, PhraseEntry("phenotype", tid, "synonym", ontology.terms[tid].name))
@@ -337,6 +339,26 @@ class PhraseLinker:
         )
         self.genes = frozenset(g for g in genes if len(g) >= 2 and any(c.isalpha() for c in g))
         self._genes_upper = frozenset(g.upper() for g in self.genes)
+
+    def _add_variants(self, ontology: Ontology) -> None:
+        """Prose-order and plainer wordings of the curated names (`name_variants`), after every
+        curated name: a variant that a curated name already uses, or that two terms would
+        share, is left out."""
+        owners: dict[tuple[str, ...], set[str]] = {}
+        written: dict[tuple[str, ...], tuple[str, str]] = {}
+        for tid in ontology.phenotype_ids:
+            term = ontology.terms[tid]
+            for name in (term.name, *term.synonyms):
+                inverted = uninverted(name)
+                for variant in [*([inverted] if inverted else []), *count_variants(name)]:
+                    key = phrase_key(variant)
+                    if key and key not in self._phrases:
+                        owners.setdefault(key, set()).add(tid)
+                        written.setdefault(key, (variant, tid))
+        for key, tids in owners.items():
+            if len(tids) == 1:
+                variant, tid = written[key]
+                self._add(variant, PhraseEntry("phenotype", tid, "synonym", ontology.terms[tid].name))
 
     def _add(self, text: str, entry: PhraseEntry) -> None:
         key = phrase_key(text)

@@ -440,7 +440,8 @@ def test_a_qualifier_or_a_description_of_the_person_alone_is_not_guessed_at(link
     [
         # the vectors' order, nearest first, as the full knowledge base's embedder returned them
         ("pseudohypertrophy of calves", [("HP:0008739", 0.908), ("HP:0003707", 0.887)], "HP:0003707"),
-        ("decreased total T cell count", [("HP:0010976", 0.992), ("HP:0005403", 0.947)], "HP:0005403"),
+        # (written "decreased total T cell count" before the phrase index knew that wording)
+        ("diminished total T cell count", [("HP:0010976", 0.992), ("HP:0005403", 0.947)], "HP:0005403"),
         ("diabetes", [("HP:0005978", 0.992), ("HP:0000819", 0.992)], "HP:0000819"),  # the closer name
         # below the vector threshold, but the only name holding both words
         ("calf pseudohypertrophy", [("HP:0008739", 0.963), ("HP:0003707", 0.763)], "HP:0003707"),
@@ -486,3 +487,23 @@ def test_a_close_vector_whose_name_shares_no_word_with_the_fragment_is_not_taken
     parsed = fuzzy.parse_question("Hypotonia; rhythmic shaking, 8yo.")
     assert calls == ["rhythmic shaking"]  # "8yo" is an age, never sent
     assert [f.hpo_id for f in parsed.findings] == ["HP:0001252"]
+
+
+def test_prose_order_finds_an_inverted_name(linker: PhraseLinker) -> None:
+    # HPO: "Intellectual disability, severe"; a clinician writes the qualifier first.
+    found = {f.hpo_id for f in linker.link("severe intellectual disability and mild ataxia").findings}
+    assert "HP:0010864" in found and "HP:0001249" not in found
+    found = {f.hpo_id for f in linker.link("mild intellectual disability").findings}
+    assert found == {"HP:0001256"}  # Intellectual disability, mild
+
+
+def test_blood_counts_link_in_newer_and_plainer_wording(linker: PhraseLinker) -> None:
+    text = "decreased total neutrophil count, decreased total leukocyte count and increased total eosinophil count"
+    found = _by_id(linker.link(text).findings)
+    assert set(found) == {"HP:0001875", "HP:0001882", "HP:0001880"}  # Neutropenia, Leukopenia, Eosinophilia
+    assert all(f.match == "synonym" for f in found.values())
+
+
+def test_a_wording_variant_never_displaces_a_curated_name(linker: PhraseLinker) -> None:
+    # "Decreased B cell count" is curated for B lymphocytopenia: it stays that term's.
+    assert [f.hpo_id for f in linker.link("decreased B cell count").findings] == ["HP:0010976"]

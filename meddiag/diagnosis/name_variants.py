@@ -1,0 +1,55 @@
+"""Other ways of writing an HPO name, for the phrase index of `linking.PhraseLinker`.
+
+HPO names are curated for sorting and precision; clinicians, and newer HPO releases than the
+one packaged, write the same finding in prose order and plainer words. Each function here
+returns the extra wordings of one name; the linker indexes a wording only when no curated
+name already uses it and only one term produces it, so a variant never displaces or blurs a
+curated name.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import product
+
+# The qualifier after the comma of an inverted name: a word or two, letters only.
+_INVERTED = re.compile(r"^([^,()]+), ([A-Za-z-]+(?: [A-Za-z-]+)?)$")
+
+# "Low blood neutrophil count", "Decreased B cell count", "High blood eosinophil count".
+_COUNT = re.compile(
+    r"^(low|decreased|reduced|high|increased|elevated) (?:(?:blood|total|circulating) )?"
+    r"([a-z0-9 -]+?) (count|number)$",
+    re.IGNORECASE,
+)
+_LOWER = ("decreased", "reduced", "low")
+_HIGHER = ("increased", "elevated", "high")
+
+
+def uninverted(name: str) -> str | None:
+    """The prose order of an inverted name, or None when the name is not inverted.
+
+    HPO writes many names head first ("Intellectual disability, severe", "Hypotonia,
+    generalized"), while clinicians — and newer HPO labels — write "severe intellectual
+    disability"; without this the scan takes the head alone and drops the qualifier. Only a
+    one- or two-word qualifier after a single comma is moved: longer tails are lists or
+    explanations, not qualifiers.
+    """
+    m = _INVERTED.match(name.strip())
+    return f"{m.group(2)} {m.group(1)}" if m else None
+
+
+def count_variants(name: str) -> list[str]:
+    """Other wordings of a blood-count name: "Low neutrophil count" is also written "decreased
+    neutrophil count" or, as newer HPO labels have it, "decreased total neutrophil count".
+
+    The direction word takes each of its synonyms, "count" and "number" stand for each other,
+    and "total" may stand before the cell type; "blood" and "circulating" are dropped.
+    """
+    m = _COUNT.match(name.strip())
+    if not m:
+        return []
+    direction, cell, _ = m.groups()
+    words = _LOWER if direction.lower() in _LOWER else _HIGHER
+    return [
+        f"{d} {total}{cell} {unit}" for d, total, unit in product(words, ("", "total "), ("count", "number"))
+    ]
