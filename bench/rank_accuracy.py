@@ -8,6 +8,7 @@
     python bench/rank_accuracy.py --limit 2000 --text-weights 0 0.1 0.2   # fuse MONDO text scores
     python bench/rank_accuracy.py --gene-weights 0 1 10   # the case's genes named (another scenario)
     python bench/rank_accuracy.py --by-hidden   # accuracy by how much of the gold disease LPO hides
+    python bench/rank_accuracy.py --vignettes --protocol lpo   # findings read from the vignettes
 
 Protocols: ``full`` (every fact visible) and ``lpo`` (leave-publication-out: facts resting
 only on the case's own publications are hidden while it is answered). Figures are printed
@@ -35,6 +36,7 @@ import numpy as np
 
 from meddiag.diagnosis.fusion import fuse_scores
 from meddiag.diagnosis.index import PhenotypeIndex
+from meddiag.diagnosis.linking import PhraseLinker
 from meddiag.diagnosis.ranking import (
     BASELINE_PARAMS,
     DEFAULT_PARAMS,
@@ -48,8 +50,8 @@ from meddiag.diagnosis.text_scoring import score_passages
 from meddiag.eval.baseline import baseline_index
 from meddiag.eval.metrics import accuracy
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
-from meddiag.eval.phenopackets import Case, load_cases
-from meddiag.eval.questions import gold_match
+from meddiag.eval.phenopackets import Case, Feature, load_cases
+from meddiag.eval.questions import gold_match, vignette
 from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
@@ -148,6 +150,27 @@ def prepare(index: PhenotypeIndex, cases: Sequence[Case]) -> list[Prepared]:
     return out
 
 
+def as_read_from_vignettes(linker: PhraseLinker, cases: Sequence[Prepared]) -> list[Prepared]:
+    """The cases with the findings the linker reads from their vignettes in place of the
+    curated ones: what free text costs the ranker (the phrase index only, no embedding
+    fallback). Prints how many cases keep exactly their curated findings."""
+    out: list[Prepared] = []
+    for p in cases:
+        found = linker.parse_question(vignette(p.case)).findings
+        observed = [Feature(id=f.hpo_id, label=f.label) for f in found if not f.excluded]
+        excluded = [Feature(id=f.hpo_id, label=f.label) for f in found if f.excluded]
+        out.append(
+            Prepared(p.case.model_copy(update={"observed": observed, "excluded": excluded}), p.gold, p.in_kb)
+        )
+    same = sum(
+        {f.id for f in a.case.observed} == {f.id for f in b.case.observed}
+        and {f.id for f in a.case.excluded} == {f.id for f in b.case.excluded}
+        for a, b in zip(out, cases, strict=True)
+    )
+    print(f"vignettes read as their curated findings: {same} of {len(cases)}", file=sys.stderr)
+    return out
+
+
 Ranks = list[tuple[int, int] | None]  # per case: (optimistic, pessimistic) rank of the gold disease
 
 
@@ -172,6 +195,9 @@ def ranks_for(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankPara
     ranks: Ranks = []
     for p in cases:
         c = p.case
+        if not c.observed:  # a vignette whose findings the linker could not read: not ranked
+            ranks.append(None)
+            continue
         sources = c.sources if lpo else frozenset()
         scores = score_all(
             index,
@@ -395,6 +421,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--gene-weights", nargs="*", type=float, default=[], help="name the case's genes (another scenario)"
     )
+    ap.add_argument(
+        "--vignettes",
+        action="store_true",
+        help="rank the findings the linker reads from each case's vignette, not the curated ones",
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -414,6 +445,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     prepared = prepare(index, cases)
     print(f"in-KB cases: {sum(p.in_kb for p in prepared)} of {len(prepared)}", file=sys.stderr)
+    if args.vignettes:
+        prepared = as_read_from_vignettes(PhraseLinker(data.ontology), prepared)
 
     if args.folds:
         cross_validate(index, prepared, args.folds, args.seed, args.train_cases)
@@ -439,6 +472,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not args.no_baseline:
         base = baseline_index(data.ontology, data.relations, data.names)
         base_cases = prepare(base, cases)
+        if args.vignettes:
+            base_cases = as_read_from_vignettes(PhraseLinker(data.ontology), base_cases)
     for proto in protocols:
         lpo = proto == "lpo"
         if base is not None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from meddiag.diagnosis.index import PhenotypeIndex
+from meddiag.diagnosis.linking import PhraseLinker
 from meddiag.eval.phenopackets import Case, Feature
+from meddiag.knowledge.hpo import Ontology
 from tests.bench_scripts import load_bench
-from tests.diagnosis.conftest import CATARACT
+from tests.diagnosis.conftest import CATARACT, SEIZURE
 
 
 @pytest.mark.parametrize(
@@ -58,3 +60,26 @@ def test_each_fold_searches_a_sample_of_its_training_cases_or_all_of_them(
     monkeypatch.setattr(bench, "coordinate_search", search)
     bench.cross_validate(tiny_index, cases, 3, 0, train_cases)
     assert sizes == [searched] * 3
+
+
+def test_vignette_cases_carry_the_findings_read_from_their_text(tiny_ontology: Ontology) -> None:
+    bench = load_bench("rank_accuracy")
+    case = Case(
+        id="c",
+        observed=[Feature(id=CATARACT, label="Cataract")],
+        excluded=[Feature(id=SEIZURE, label="Seizure")],
+        diseases=["OMIM:1"],
+        pmids=["PMID:1"],
+    )
+    (read,) = bench.as_read_from_vignettes(PhraseLinker(tiny_ontology), [bench.Prepared(case, [0], True)])
+    assert [f.id for f in read.case.observed] == [CATARACT]
+    assert [f.id for f in read.case.excluded] == [SEIZURE]  # "She has no seizure"
+    assert read.case.sources == case.sources and read.gold == [0]
+    # a label the linker cannot read is lost, as it would be from free text
+    unreadable = case.model_copy(
+        update={"observed": [Feature(id=CATARACT, label="Lens clouding of an odd kind")]}
+    )
+    (lost,) = bench.as_read_from_vignettes(
+        PhraseLinker(tiny_ontology), [bench.Prepared(unreadable, [0], True)]
+    )
+    assert lost.case.observed == []
