@@ -162,12 +162,17 @@ def as_read_from_vignettes(linker: PhraseLinker, cases: Sequence[Prepared]) -> l
         out.append(
             Prepared(p.case.model_copy(update={"observed": observed, "excluded": excluded}), p.gold, p.in_kb)
         )
-    same = sum(
+    same = [
         {f.id for f in a.case.observed} == {f.id for f in b.case.observed}
         and {f.id for f in a.case.excluded} == {f.id for f in b.case.excluded}
         for a, b in zip(out, cases, strict=True)
+    ]
+    in_kb = [s for s, p in zip(same, cases, strict=True) if p.in_kb]
+    print(
+        f"vignettes read as their curated findings: {sum(same)} of {len(same)}, "
+        f"in-KB {sum(in_kb)} of {len(in_kb)}",
+        file=sys.stderr,
     )
-    print(f"vignettes read as their curated findings: {same} of {len(cases)}", file=sys.stderr)
     return out
 
 
