@@ -25,7 +25,7 @@ from functools import lru_cache
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
 from meddiag.diagnosis.lab_values import LabReading, UnreadLab, read_lab_values
 from meddiag.diagnosis.name_overlap import NameOverlap
-from meddiag.diagnosis.name_variants import count_variants, uninverted
+from meddiag.diagnosis.name_variants import count_variants, located_variants, uninverted
 from meddiag.diagnosis.negation import Token, negated_positions
 from meddiag.diagnosis.shorthand import SHORTHAND
 from meddiag.errors import InputError
@@ -350,7 +350,8 @@ class PhraseLinker:
             term = ontology.terms[tid]
             for name in (term.name, *term.synonyms):
                 inverted = uninverted(name)
-                for variant in [*([inverted] if inverted else []), *count_variants(name)]:
+                variants = [*([inverted] if inverted else []), *count_variants(name), *located_variants(name)]
+                for variant in variants:
                     key = phrase_key(variant)
                     if key and key not in self._phrases:
                         owners.setdefault(key, set()).add(tid)

@@ -21,6 +21,8 @@ _COUNT = re.compile(
     r"([a-z0-9 -]+?) (count|number)$",
     re.IGNORECASE,
 )
+# "Proximal muscle weakness in upper limbs": a finding, then where it is (a few words each).
+_WHERE = re.compile(r"^([A-Za-z-]+)((?: [A-Za-z-]+){0,3}) in ((?:the )?[A-Za-z-]+(?: [A-Za-z-]+)?)$")
 _LOWER = ("decreased", "reduced", "low")
 _HIGHER = ("increased", "elevated", "high")
 
@@ -53,3 +55,19 @@ def count_variants(name: str) -> list[str]:
     return [
         f"{d} {total}{cell} {unit}" for d, total, unit in product(words, ("", "total "), ("count", "number"))
     ]
+
+
+def located_variants(name: str) -> list[str]:
+    """The site before the finding: "Proximal muscle weakness in upper limbs" is written
+    "proximal upper limb muscle weakness" by clinicians and newer HPO labels, "Pain in the
+    chest" "chest pain". Both orders are returned — the site first, and the site after the
+    finding's first word (often its qualifier); plurals fold in the index ("limbs")."""
+    m = _WHERE.match(name.strip())
+    if not m:
+        return []
+    first, rest, site = m.group(1), m.group(2).strip(), m.group(3).removeprefix("the ")
+    finding = f"{first} {rest}".strip()
+    out = [f"{site} {finding}"]
+    if rest:
+        out.append(f"{first} {site} {rest}")
+    return out

@@ -507,3 +507,10 @@ def test_blood_counts_link_in_newer_and_plainer_wording(linker: PhraseLinker) ->
 def test_a_wording_variant_never_displaces_a_curated_name(linker: PhraseLinker) -> None:
     # "Decreased B cell count" is curated for B lymphocytopenia: it stays that term's.
     assert [f.hpo_id for f in linker.link("decreased B cell count").findings] == ["HP:0010976"]
+
+
+def test_a_finding_written_with_its_site_first_links_to_the_term_naming_the_site_after(
+    linker: PhraseLinker,
+) -> None:
+    found = {f.hpo_id for f in linker.link("proximal upper limb muscle weakness").findings}
+    assert found == {"HP:0008997"}  # Proximal muscle weakness in upper limbs, not Upper limb muscle weakness

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.name_variants import count_variants, uninverted
+from meddiag.diagnosis.name_variants import count_variants, located_variants, uninverted
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,19 @@ def test_a_count_name_takes_each_direction_synonym_total_and_number() -> None:
 @pytest.mark.parametrize("name", ["Neutropenia", "Abnormal neutrophil count", "Decreased CD4:CD8 ratio"])
 def test_names_that_are_not_a_directed_count_give_no_variant(name: str) -> None:
     assert count_variants(name) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "Proximal muscle weakness in upper limbs",
+            ["upper limbs Proximal muscle weakness", "Proximal upper limbs muscle weakness"],
+        ),
+        ("Pain in the chest", ["chest Pain"]),
+        ("Abnormality of the nervous system", []),  # "of" is not a site
+        ("Seizure", []),
+    ],
+)
+def test_the_site_of_a_finding_can_stand_before_it(name: str, expected: list[str]) -> None:
+    assert located_variants(name) == expected
