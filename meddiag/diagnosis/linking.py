@@ -2,8 +2,8 @@
 gene symbols, named diseases and the kind of question.
 
 Findings are found by longest-match scanning of the text's word n-grams against a phrase
-index of HPO labels and synonyms (lay synonyms included, and a little clinical shorthand:
-`shorthand.py`). Words are folded before both
+index of HPO labels and synonyms (lay synonyms included, a little clinical shorthand:
+`shorthand.py`, and other wordings of the names: `name_variants.py`). Words are folded before both
 indexing and scanning — lower case, accents and punctuation removed, cheap plural and
 British-spelling folding ("seizures" → "seizure", "oedema" → "edema") — so the two sides
 always agree. Acronym synonyms ("ASD", "ODD") only match when written in capitals, since
@@ -311,10 +311,10 @@ class PhraseLinker:
             self._add(term.name, PhraseEntry("phenotype", tid, "exact", term.name))
             for syn in term.synonyms:
                 self._add(syn, PhraseEntry("phenotype", tid, "synonym", term.name))
-        self._add_variants(ontology)
         for written, tid in SHORTHAND.items():
             if tid in ontology.phenotype_ids:
                 self._add(written, PhraseEntry("phenotype", tid, "synonym", ontology.terms[tid].name))
+        self._add_variants(ontology)
         for did, names in (diseases or {}).items():
             if not names:
                 continue
@@ -341,8 +341,8 @@ class PhraseLinker:
         self._genes_upper = frozenset(g.upper() for g in self.genes)
 
     def _add_variants(self, ontology: Ontology) -> None:
-        """Prose-order and plainer wordings of the curated names (`name_variants`), after every
-        curated name: a variant that a curated name already uses, or that two terms would
+        """Prose-order and plainer wordings of the curated names and shorthand (`name_variants`),
+        added after them: a variant that one of them already uses, or that two terms would
         share, is left out."""
         owners: dict[tuple[str, ...], set[str]] = {}
         written: dict[tuple[str, ...], tuple[str, str]] = {}
