@@ -344,21 +344,22 @@ class PhraseLinker:
         """Prose-order and plainer wordings of the curated names and shorthand (`name_variants`),
         added after them: a variant that one of them already uses, or that two terms would
         share, is left out."""
-        owners: dict[tuple[str, ...], set[str]] = {}
-        written: dict[tuple[str, ...], tuple[str, str]] = {}
+        found: dict[tuple[str, ...], tuple[str, set[str]]] = {}  # key -> (a wording, terms producing it)
         for tid in ontology.phenotype_ids:
             term = ontology.terms[tid]
             for name in (term.name, *term.synonyms):
                 inverted = uninverted(name)
-                variants = [*([inverted] if inverted else []), *count_variants(name), *located_variants(name)]
-                for variant in variants:
+                for variant in [
+                    *([inverted] if inverted else []),
+                    *count_variants(name),
+                    *located_variants(name),
+                ]:
                     key = phrase_key(variant)
                     if key and key not in self._phrases:
-                        owners.setdefault(key, set()).add(tid)
-                        written.setdefault(key, (variant, tid))
-        for key, tids in owners.items():
+                        found.setdefault(key, (variant, set()))[1].add(tid)
+        for variant, tids in found.values():
             if len(tids) == 1:
-                variant, tid = written[key]
+                (tid,) = tids
                 self._add(variant, PhraseEntry("phenotype", tid, "synonym", ontology.terms[tid].name))
 
     def _add(self, text: str, entry: PhraseEntry) -> None:

@@ -507,6 +507,11 @@ def test_blood_counts_link_in_newer_and_plainer_wording(linker: PhraseLinker) ->
 def test_a_wording_variant_never_displaces_a_curated_name(linker: PhraseLinker) -> None:
     # "Decreased B cell count" is curated for B lymphocytopenia: it stays that term's.
     assert [f.hpo_id for f in linker.link("decreased B cell count").findings] == ["HP:0010976"]
+    # "High urine neutrophil count" is curated for Pyuria, and also a wording of Increased urine
+    # neutrophil count: the curated name keeps it.
+    assert [f.hpo_id for f in linker.link("high urine neutrophil count").findings] == ["HP:0012085"]
+    # "elevated urine neutrophil count" would be a wording of both: neither takes it.
+    assert linker.link("elevated urine neutrophil count").findings == []
 
 
 def test_a_finding_written_with_its_site_first_links_to_the_term_naming_the_site_after(
