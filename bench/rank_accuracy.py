@@ -9,6 +9,7 @@
     python bench/rank_accuracy.py --gene-weights 0 1 10   # the case's genes named (another scenario)
     python bench/rank_accuracy.py --by-hidden   # accuracy by how much of the gold disease LPO hides
     python bench/rank_accuracy.py --vignettes --protocol lpo   # findings read from the vignettes
+    python bench/rank_accuracy.py --no-name-findings   # without what disease names state (ablation)
 
 Protocols: ``full`` (every fact visible) and ``lpo`` (leave-publication-out: facts resting
 only on the case's own publications are hidden while it is answered). Figures are printed
@@ -37,6 +38,7 @@ import numpy as np
 from meddiag.diagnosis.fusion import fuse_scores
 from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.diagnosis.linking import PhraseLinker
+from meddiag.diagnosis.name_findings import with_name_findings
 from meddiag.diagnosis.ranking import (
     BASELINE_PARAMS,
     DEFAULT_PARAMS,
@@ -236,6 +238,7 @@ def hidden_share_group(index: PhenotypeIndex, p: Prepared) -> str:
     (the groups `meddiag eval` reports as ``by_own_publication_share``)."""
     hidden = index.hidden_relations(p.case.sources)
     rels = np.unique(np.concatenate([index.relations_of_profile(g) for g in p.gold]))
+    rels = rels[~index.rel_from_name[rels]]  # curated facts only, as `meddiag eval` counts them
     return own_share_group(len(np.intersect1d(rels, hidden)), len(rels))
 
 
@@ -431,6 +434,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="rank the findings the linker reads from each case's vignette, not the curated ones",
     )
+    ap.add_argument(
+        "--no-name-findings",
+        action="store_true",
+        help="leave out the findings disease names state (the engine's index holds them)",
+    )
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -438,9 +446,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     cases = load_dev_cases(args.cases)
     if args.limit:
         cases = random.Random(args.seed).sample(cases, min(args.limit, len(cases)))
+    linker = PhraseLinker(data.ontology)
+    # The ranker's relations as the engine's index holds them; the baseline keeps plain HPO.
+    relations = (
+        data.relations if args.no_name_findings else with_name_findings(linker, data.relations, data.names)
+    )
     t1 = time.perf_counter()
     index = PhenotypeIndex(
-        data.ontology, data.relations, data.names, pool_equivalents=not args.no_pool, match_cache_size=30000
+        data.ontology, relations, data.names, pool_equivalents=not args.no_pool, match_cache_size=30000
     )
     t2 = time.perf_counter()
     print(
@@ -451,7 +464,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     prepared = prepare(index, cases)
     print(f"in-KB cases: {sum(p.in_kb for p in prepared)} of {len(prepared)}", file=sys.stderr)
     if args.vignettes:
-        prepared = as_read_from_vignettes(PhraseLinker(data.ontology), prepared)
+        prepared = as_read_from_vignettes(linker, prepared)
 
     if args.folds:
         cross_validate(index, prepared, args.folds, args.seed, args.train_cases)

@@ -34,6 +34,7 @@ from typing import Generic, TypeVar
 import numpy as np
 from scipy import sparse
 
+from meddiag.diagnosis.name_findings import NAME_SOURCE_FILE
 from meddiag.knowledge.hpo import PHENOTYPIC_ABNORMALITY, Ontology
 from meddiag.knowledge.model import Relation, visible
 
@@ -84,15 +85,13 @@ class ProfileMatrices:
     direct: sparse.csr_matrix  # profiles × terms: frequency of directly annotated terms
     negated: sparse.csc_matrix  # profiles × terms: 1 where NOT_HAS_PHENOTYPE at or above the term
     publications: np.ndarray  # per profile: distinct publications (PMIDs) behind its visible facts
+    # per profile: distinct visible curated features (findings read from its name not counted)
+    n_features: np.ndarray
 
     @cached_property
     def direct_weight(self) -> np.ndarray:
         """Per profile, the sum of its features' frequencies."""
         return np.asarray(self.direct.sum(axis=1)).ravel()
-
-    @cached_property
-    def n_features(self) -> np.ndarray:
-        return self.direct.getnnz(axis=1)
 
     @cached_property
     def direct_by_term(self) -> sparse.csc_matrix:
@@ -115,6 +114,7 @@ class FeatureCover:
     positive: list[int]  # visible HAS_PHENOTYPE relations
     negative: list[int]  # visible NOT_HAS_PHENOTYPE relations
     under: dict[int, int]  # term -> the positive relation below it with the highest (frequency, IC)
+    curated: bool  # some positive relation is curated, not only read from the disease's name
 
 
 COVER_CACHE_SIZE = 4096
@@ -186,6 +186,7 @@ class PhenotypeIndex:
         rel_t: list[int] = []
         rel_f: list[float] = []
         rel_neg: list[bool] = []
+        rel_named: list[bool] = []
         src_ptr = [0]
         src_idx: list[int] = []
         self.labels: dict[str, str] = {}
@@ -233,6 +234,7 @@ class PhenotypeIndex:
             freq = rel.frequency if rel.frequency is not None else self.unknown_frequency
             rel_f.append(max(freq, 0.01))
             rel_neg.append(rel.predicate == "NOT_HAS_PHENOTYPE")
+            rel_named.append(rel.source_file == NAME_SOURCE_FILE)
             for s in rel.sources:
                 si = self.source_index.get(s)
                 if si is None:
@@ -244,6 +246,8 @@ class PhenotypeIndex:
         self.rel_term = np.asarray(rel_t, dtype=np.int32)
         self.rel_freq = np.asarray(rel_f, dtype=np.float32)
         self.rel_negated = np.asarray(rel_neg, dtype=bool)
+        # read from the disease's name (`name_findings`): matched, never counted as a feature
+        self.rel_from_name = np.asarray(rel_named, dtype=bool)
         self._src_ptr = np.asarray(src_ptr, dtype=np.int64)
         self._src_idx = np.asarray(src_idx, dtype=np.int32)
         # source -> relations citing it, to find hidden facts without scanning them all
@@ -422,7 +426,8 @@ class PhenotypeIndex:
                 held = under.get(a)
                 if held is None or rank > (rel_freq[held], ic[rel_term[held]]):
                     under[a] = r
-        cover = FeatureCover(positive, negative, under)
+        from_name = self.rel_from_name
+        cover = FeatureCover(positive, negative, under, curated=any(not from_name[r] for r in positive))
         with self._cover_lock:
             self._covers[key] = cover
             while len(self._covers) > COVER_CACHE_SIZE:
@@ -494,11 +499,13 @@ class PhenotypeIndex:
             np.ones(len(negated_rows), dtype=np.float32),
             shape,
         ).tocsc()
+        curated = ~self.rel_from_name[pos_rels]
         return ProfileMatrices(
             closure=closure,
             direct=direct,
             negated=negated,
             publications=self._publication_counts(rels, rows, shape[0]),
+            n_features=_distinct_per_row(pos_rows[curated], terms[curated], shape),
         )
 
     def _publication_counts(self, rels: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -520,6 +527,12 @@ class PhenotypeIndex:
 
     def name(self, disease_id: str) -> str:
         return self.names.get(disease_id, disease_id)
+
+
+def _distinct_per_row(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Per row, the number of distinct columns among the (row, col) pairs."""
+    pairs = np.unique(rows.astype(np.int64) * shape[1] + cols)
+    return np.bincount(pairs // shape[1], minlength=shape[0])
 
 
 def _gather(ptr: np.ndarray, idx: np.ndarray, items: np.ndarray) -> np.ndarray:

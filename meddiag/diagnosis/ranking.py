@@ -338,6 +338,7 @@ class FindingMatch:
     ic: float
     frequency: float
     sources: tuple[str, ...]
+    from_name: bool = False  # the disease's name states it (`name_findings`), no curated frequency
 
 
 @dataclass(frozen=True)
@@ -377,7 +378,8 @@ class RankedDisease:
     def as_entry(self) -> DifferentialEntry:
         """The wire form the synthesis shows (channel: relational)."""
         for_ = [
-            f"{m.finding_label} ~ {m.disease_term_label}" + (f" ({m.frequency:.0%})" if m.frequency else "")
+            f"{m.finding_label} ~ {m.disease_term_label}"
+            + (" (in its name)" if m.from_name else f" ({m.frequency:.0%})" if m.frequency else "")
             for m in self.for_
         ]
         against = [
@@ -576,8 +578,9 @@ def _score_all(
     if len(affected):
         sub = index.profile_matrices(affected.tolist(), hidden)
         scores[affected] = _scores(index, sub, q, params)
-        empty = sub.direct.getnnz(axis=1) == 0
-        scores[affected[empty]] = -np.inf  # nothing left to compare: not a candidate
+        # nothing curated left to compare (what its name states is no profile): not a candidate
+        empty = sub.n_features == 0
+        scores[affected[empty]] = -np.inf
         n_visible = n_visible.copy()
         n_visible[affected] = sub.n_features
     penalty = params.no_gene_penalty * index.without_gene(exclude_sources) if params.no_gene_penalty else None
@@ -687,7 +690,7 @@ def rank_diseases(
         disease = explain(index, p, float(scores[p]), r + 1, q, hidden, exclude_sources)
         # A disease whose own facts are all hidden (or never curated) is scored as its best
         # sibling (`borrow_from_siblings`): name that sibling, since no finding explains it.
-        if params.sibling_prior and not index.feature_cover(p, exclude_sources, hidden).positive:
+        if params.sibling_prior and not index.feature_cover(p, exclude_sources, hidden).curated:
             disease = replace(disease, series=_best_sibling(index, p, scores))
         if p in named:
             disease = replace(disease, genes=named[p], prior=disease.prior + params.gene_weight)
@@ -816,8 +819,9 @@ def explain(
                 disease_term_label=label(index.terms[rel_term[r]]),
                 shared_term=index.terms[shared],
                 ic=round(ic[shared], 3),
-                frequency=round(rel_freq[r], 3),
+                frequency=0.0 if index.rel_from_name[r] else round(rel_freq[r], 3),
                 sources=cite(r),
+                from_name=bool(index.rel_from_name[r]),
             )
         )
     conflicts: list[FindingConflict] = []

@@ -127,13 +127,16 @@ class EvidenceReader:
         return ids[0] if ids else name
 
     def features_of(self, disease: str) -> list[str]:
-        """HPO terms the disease's ranking profile is annotated with (not negated)."""
+        """HPO terms the disease's ranking profile is annotated with (not negated; what its
+        name states is no annotation)."""
         p = self.res.index.profile_index.get(self.res.canonical_disease(disease))
         if p is None:
             return []
         idx = self.res.index
         rels = idx.relations_of_profile(p).tolist()
-        return [idx.terms[int(idx.rel_term[r])] for r in rels if not idx.rel_negated[r]]
+        return [
+            idx.terms[int(idx.rel_term[r])] for r in rels if not (idx.rel_negated[r] or idx.rel_from_name[r])
+        ]
 
     # ------------------------------------------------------------------ findings
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.diagnosis.linking import EmbedSearch, PhraseLinker
+from meddiag.diagnosis.name_findings import with_name_findings
 from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa
 from meddiag.knowledge.entities import gene_entities
 from meddiag.knowledge.hpo import Ontology, in_sentence
@@ -130,7 +131,14 @@ class ReasoningResources:
         linker = PhraseLinker(ontology, diseases=disease_names, genes=genes, embed_search=embed_search)
         timings["linker"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        index = PhenotypeIndex(ontology, index_rels, {k: v for k, v in names.items() if k in disease_names})
+        profile_names = {k: v for k, v in names.items() if k in disease_names}
+        # What a disease's name states ("Deafness, autosomal recessive 102") joins its profile
+        # as weak facts (`name_findings`); read with this same linker, so name and question
+        # are read alike.
+        index_rels = with_name_findings(linker, index_rels, profile_names)
+        timings["name findings"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        index = PhenotypeIndex(ontology, index_rels, profile_names)
         timings["index"] = time.perf_counter() - t0
         return cls(
             ontology=ontology,

@@ -7,9 +7,13 @@ from typing import Any
 
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Entity
+from meddiag.reasoning.offline_evidence import EvidenceReader
+from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources
 from meddiag.stores.local_graph import LocalGraphStore
 from tests.reasoning import world
+
+CLEFT_PALATE = "HP:0000175"
 
 
 def _phenotypes(onto: Ontology) -> list[Entity]:
@@ -56,3 +60,18 @@ def test_a_disease_missing_from_the_store_is_unknown(tiny_ontology: Ontology) ->
     res = ReasoningResources.from_handle(_Handle(graph), tiny_ontology)
     assert world.DEAF not in res.index.profiles
     assert res.lookup("Deafness-anemia syndrome") == []
+
+
+def test_what_a_disease_name_states_reaches_the_ranking_index_only(tiny_ontology: Ontology) -> None:
+    renamed = Entity(id=world.EPI, type="Disease", name="Epilepsy-hypotonia syndrome with cleft palate")
+    entities = [renamed if e.id == world.EPI else e for e in world.entities()]
+    res = ReasoningResources.from_parts(tiny_ontology, entities, world.relations())
+    idx = res.index
+    from_name = {
+        (idx.diseases[idx.rel_disease[r]], idx.terms[idx.rel_term[r]]) for r in idx.rel_from_name.nonzero()[0]
+    }
+    # Read by the question's linker: hypotonia and cleft palate, then anemia ("Deafness-anemia syndrome").
+    assert from_name == {(world.EPI, "HP:0001252"), (world.EPI, CLEFT_PALATE), (world.DEAF, "HP:0001903")}
+    # Weak facts for the ranker, never listed as what the disease is annotated with.
+    assert CLEFT_PALATE not in EvidenceReader(res, OfflineParams()).features_of(world.EPI)
+    assert "name findings" in res.timings
