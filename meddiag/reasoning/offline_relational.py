@@ -212,8 +212,8 @@ class RelationalSteps:
             close = [m for m in r.for_ if m.ic >= share * self.res.ic(m.finding)]
             # A feature annotated as (almost) never seen ("absent in the patients studied (0%)")
             # speaks against the disease when the patient has it, and an excluded one is no conflict.
-            strong = [m.finding_label for m in close if m.frequency >= rare]
-            denied = [m.finding_label for m in close if m.frequency < rare]
+            strong = [m.finding_label for m in close if not m.seen_rarely(rare)]
+            denied = [m.finding_label for m in close if m.seen_rarely(rare)]
             conflicts = [
                 c.finding_label
                 for c in r.against

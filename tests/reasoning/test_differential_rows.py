@@ -298,3 +298,18 @@ def test_a_disease_scored_through_its_series_stays_below_the_member_it_borrows_f
     ids = [r.id for r in rows]
     assert ids.index(member) == ids.index(world.MARFAN) + 1
     assert rows[ids.index(member)].series.endswith(f"({world.MARFAN})")
+
+
+def test_a_finding_the_disease_name_states_is_named_for_it_not_against(tiny_ontology: Ontology) -> None:
+    """A name-read fact has no curated frequency; it must not read as 'almost never seen'."""
+    entities = [
+        Entity(id=e.id, type=e.type, name="Epilepsy-hypotonia syndrome with cleft palate")
+        if e.id == world.EPI
+        else e
+        for e in world.entities()
+    ]
+    reasoner = OfflineReasoner(ReasoningResources.from_parts(tiny_ontology, entities, world.relations()))
+    parsed = reasoner.parse_question("A child with seizures and a cleft palate.")
+    row = next(r for r in reasoner._relational.rank(parsed, None, 10) if r.id == world.EPI)
+    assert "Cleft palate" in row.for_
+    assert "Cleft palate" not in row.against
