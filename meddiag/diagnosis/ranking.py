@@ -384,6 +384,7 @@ class FindingConflict:
     frequency: float
     kind: str  # "excluded_but_expected" | "observed_but_negated" | "sex" | "no_gene"
     sources: tuple[str, ...]
+    from_name: bool = False  # expected because the disease's name states it (no curated frequency)
 
     @property
     def is_finding(self) -> bool:
@@ -416,7 +417,10 @@ class RankedDisease:
             for m in self.for_
         ]
         against = [
-            f"no {c.finding_label}, expected in {c.frequency:.0%}"
+            (
+                f"no {c.finding_label}, "
+                + ("which its name states" if c.from_name else f"expected in {c.frequency:.0%}")
+            )
             if c.kind == "excluded_but_expected"
             else c.finding_label
             if c.kind in ("sex", "no_gene")
@@ -869,6 +873,7 @@ def explain(
                     frequency=round(rel_freq[expected], 3),
                     kind="excluded_but_expected",
                     sources=cite(expected),
+                    from_name=bool(index.rel_from_name[expected]),
                 )
             )
     for t, anc_list in observed:

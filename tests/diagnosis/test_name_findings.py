@@ -100,3 +100,12 @@ def test_the_explanation_says_the_match_is_in_the_name(named_index: PhenotypeInd
     match = next(m for m in row.for_ if m.disease_term == SEIZURE)
     assert match.from_name and match.frequency == 0.0 and match.sources == ("OMIM:22",)
     assert "Seizure ~ Seizure (in its name)" in row.as_entry().for_
+
+
+def test_an_excluded_finding_the_name_states_is_named_against_without_a_made_up_frequency(
+    named_index: PhenotypeIndex,
+) -> None:
+    ranked = rank_diseases(named_index, [NYSTAGMUS], [CATARACT], top_k=5)
+    row = next(r for r in ranked if r.id == "OMIM:21")
+    assert [(c.finding, c.from_name) for c in row.against] == [(CATARACT, True)]
+    assert row.as_entry().against == ["no Cataract, which its name states"]
