@@ -6,10 +6,11 @@ import pytest
 
 from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.diagnosis.linking import PhraseLinker
+from meddiag.diagnosis.name_findings import with_name_findings
 from meddiag.eval.phenopackets import Case, Feature
 from meddiag.knowledge.hpo import Ontology
 from tests.bench_scripts import load_bench
-from tests.diagnosis.conftest import CATARACT, SEIZURE
+from tests.diagnosis.conftest import CATARACT, GTC_SEIZURE, SEIZURE, has
 
 
 @pytest.mark.parametrize(
@@ -30,6 +31,23 @@ def test_cases_are_grouped_by_the_share_of_gold_facts_their_publications_alone_c
     case = Case(id="c", observed=[Feature(id=CATARACT, label="Cataract")], diseases=[gold], pmids=left_out)
     prepared = bench.Prepared(case, [tiny_index.profile_index[gold]], True)
     assert bench.hidden_share_group(tiny_index, prepared) == group
+
+
+def test_a_disease_name_s_findings_do_not_count_among_the_facts_a_case_can_hide(
+    tiny_ontology: Ontology,
+) -> None:
+    bench = load_bench("rank_accuracy")
+    names = {"OMIM:3": "Seizure disorder"}
+    curated = [has("OMIM:3", GTC_SEIZURE, 0.9, "PMID:3"), has("OMIM:1", CATARACT, 0.9, "OMIM:1")]
+    index = PhenotypeIndex(
+        tiny_ontology, with_name_findings(PhraseLinker(tiny_ontology), curated, names), names
+    )
+    assert index.rel_from_name.sum() == 1  # "Seizure disorder" states a seizure
+    case = Case(
+        id="c", observed=[Feature(id=CATARACT, label="Cataract")], diseases=["OMIM:3"], pmids=["PMID:3"]
+    )
+    prepared = bench.Prepared(case, [index.profile_index["OMIM:3"]], True)
+    assert bench.hidden_share_group(index, prepared) == "all"  # not "more than half"
 
 
 @pytest.mark.parametrize(("train_cases", "searched"), [(400, 2), (1, 1), (0, 2)])
