@@ -37,6 +37,7 @@ from meddiag.eval.own_facts import PhenotypeFacts
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import gold_match, structured, vignette
 from meddiag.eval.report import by_own_share, render_markdown, summary_dict
+from meddiag.eval.source_digest import meddiag_digest
 from meddiag.schema import AskResult, Channels
 
 if TYPE_CHECKING:
@@ -68,12 +69,15 @@ class EvalOptions(BaseModel):
     genes: bool = False  # name the case's genes in the question (not the phenotype-only benchmark)
     input: InputForm = "text"
 
-    def fingerprint(self, build_id: str = "") -> str:
+    def fingerprint(self, build_id: str = "", answered_by: str = "") -> str:
         """Identifies runs whose per-case results may be reused when resuming: same cases, same
-        options, and the same knowledge-base build (`build_id`; a rebuilt index answers anew)."""
+        options, the same knowledge-base build (`build_id`; a rebuilt index answers anew) and the
+        same answering code and reasoner (`answered_by`; an edited ranker answers anew)."""
         key = f"{self.path.resolve()}|{self.protocol}|{self.backend}|{self.channels}|{self.max_hops}"
         if build_id:
             key += f"|{build_id}"
+        if answered_by:
+            key += f"|{answered_by}"
         if self.genes:
             key += "|genes"
         if self.input != "text":
@@ -262,6 +266,11 @@ def _executor(
     return pool, _answer_in_worker
 
 
+def answered_by(engine: Engine) -> str:
+    """Who answers: the reasoner (offline, or which LLM) and the digest of the code it runs."""
+    return f"{engine.reasoner.name}|{meddiag_digest()}"
+
+
 def _resume(path: Path, fingerprint: str) -> dict[str, CaseRecord]:
     done: dict[str, CaseRecord] = {}
     if not path.exists():
@@ -284,7 +293,7 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     if not cases:
         raise InputError(f"No usable phenopacket in {options.path} (skipped: {dict(loaded.skipped)}).")
     gold = _gold_context(engine, options.baseline)
-    fingerprint = options.fingerprint(engine.kb.manifest.build_id)
+    fingerprint = options.fingerprint(engine.kb.manifest.build_id, answered_by(engine))
     out_file = options.out_dir / "cases.jsonl" if options.out_dir else None
     done = _resume(out_file, fingerprint) if out_file else {}
     for c in cases:  # records written before the fact counts existed get them now

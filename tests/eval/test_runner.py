@@ -17,6 +17,7 @@ from meddiag.errors import InputError, MedDiagError
 from meddiag.eval import runner
 from meddiag.eval.phenopackets import Case
 from meddiag.eval.runner import PROCESS_MIN_CASES, EvalOptions, _executor, _gold_context, run_evaluation
+from meddiag.eval.source_digest import meddiag_digest
 from meddiag.knowledge.assemble import assemble_kb
 from meddiag.knowledge.build import build_knowledge_base
 from meddiag.service import MedDiagService
@@ -319,3 +320,19 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_records_answered_by_other_code_or_another_reasoner_are_answered_again(
+    service: MedDiagService, cases: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    path, rows = _written_rows(service, cases, out)
+    build = service.engine().kb.manifest.build_id
+    now = EvalOptions(path=cases).fingerprint(build, f"offline|{meddiag_digest()}")
+    assert rows[0]["fingerprint"] == now  # the code and reasoner that answered are part of it
+    for other in ("offline|an-earlier-version", f"llm:some-model|{meddiag_digest()}"):
+        assert EvalOptions(path=cases).fingerprint(build, other) != now
+    stale = EvalOptions(path=cases).fingerprint(build, "offline|an-earlier-version")
+    path.write_text("".join(json.dumps({**r, "fingerprint": stale}) + "\n" for r in rows), encoding="utf-8")
+    service.evaluate(cases, out_dir=out)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 2 * len(rows)  # all answered anew
