@@ -106,7 +106,13 @@ def _parser() -> argparse.ArgumentParser:
         default="text",
         help="Ask each case as the clinician-style vignette (default) or as the patient form's fields.",
     )
-    e.add_argument("--out", type=Path, default=None, help="Folder for per-case JSONL, summary and report.")
+    e.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="Folder for per-case JSONL, summary and report; run again to resume an interrupted run "
+        "(cases answered with other options, knowledge base or code are answered anew).",
+    )
     e.add_argument(
         "--workers",
         type=int,
