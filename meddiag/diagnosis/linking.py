@@ -41,6 +41,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _HPO_ID = re.compile(r"\bHP:\d{7}\b", re.IGNORECASE)
 _HARD_BREAK = re.compile(r"[.;:!?\n\u2022]")
 _SOFT_BREAK = re.compile(r"[,()\[\]/]")
+_COLON_ONLY = re.compile(r"\s*:\s*")
+_INNER_COLON = re.compile(r"\w\s*:\s*\w")  # a colon between two words of a name
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -206,6 +208,7 @@ def tokenize(text: str) -> list[Token]:
                 end,
                 not plain and bool(_HARD_BREAK.search(gap)),
                 not plain and bool(_SOFT_BREAK.search(gap)),
+                not plain and bool(_COLON_ONLY.fullmatch(gap)),
             )
         )
         prev_end = end
@@ -305,6 +308,7 @@ class PhraseLinker:
         self.lexical_weight = lexical_weight
         self._phrases: dict[tuple[str, ...], list[PhraseEntry]] = {}
         self._punctuated: set[tuple[str, ...]] = set()  # phrases written with a comma or bracket
+        self._colon: set[tuple[str, ...]] = set()  # phrases written with a colon between two words
         self.disease_names: dict[str, str] = {}
         for tid in ontology.phenotype_ids:
             term = ontology.terms[tid]
@@ -378,6 +382,8 @@ class PhraseLinker:
             # Only curated labels: punctuated synonyms are often inverted forms ("Hypotonia,
             # generalized") that would glue two items of a comma-separated list together.
             self._punctuated.add(key)
+        if _INNER_COLON.search(text):
+            self._colon.add(key)
         bucket = self._phrases.setdefault(key, [])
         if all(e.id != entry.id or e.kind != entry.kind for e in bucket):
             bucket.append(entry)
@@ -398,7 +404,10 @@ class PhraseLinker:
                 continue
             limit = i + 1
             while (
-                limit < n and limit - i < longest and limit not in skip and not tokens[limit].boundary_before
+                limit < n
+                and limit - i < longest
+                and limit not in skip
+                and (not tokens[limit].boundary_before or tokens[limit].colon_before)
             ):
                 limit += 1
             found: Span | None = None
@@ -410,6 +419,9 @@ class PhraseLinker:
                 # A comma or bracket inside the span only counts when the indexed phrase has one
                 # there too ("Intellectual disability, mild"); otherwise it separates findings.
                 if key not in self._punctuated and any(t.comma_before for t in tokens[i + 1 : end]):
+                    continue
+                # Likewise a colon, a sentence break unless the name has one there.
+                if key not in self._colon and any(t.colon_before for t in tokens[i + 1 : end]):
                     continue
                 raw = tuple(t.raw for t in tokens[i:end])
                 usable = [

@@ -121,6 +121,9 @@ class Token(NamedTuple):
     end: int
     boundary_before: bool  # sentence punctuation between this token and the previous one
     comma_before: bool  # a comma (or other soft break) between this token and the previous one
+    # Only a colon between this token and the previous one: a break, except inside a name that
+    # has one there ("EMG: myopathic abnormalities", "Decreased CD4:CD8 ratio").
+    colon_before: bool = False
 
 
 def _match_at(tokens: Sequence[Token], i: int, cue: tuple[str, ...], covered: Collection[int]) -> bool:

@@ -311,6 +311,18 @@ def test_punctuated_labels_match_but_list_commas_still_separate(linker: PhraseLi
     assert {"HP:0410030", "HP:0000175", "HP:0001252"} <= listed  # three items, not one "orofacial cleft"
 
 
+def test_names_with_a_colon_match_but_a_colon_still_separates(linker: PhraseLinker) -> None:
+    text = "EMG: myopathic abnormalities, decreased CD4:CD8 ratio and 2:1 atrioventricular block"
+    found = [f.hpo_id for f in linker.link(text).findings]
+    assert found == ["HP:0003458", "HP:0033222", "HP:0034305"]
+    # a colon no name has there is a break: no "Short stature" across it, the words after it still read
+    assert [f.hpo_id for f in linker.link("short: stature").findings] == []
+    assert [f.hpo_id for f in linker.link("Findings: short stature").findings] == ["HP:0004322"]
+    # a negation before the name covers all of it
+    parsed = linker.parse_question("He has no EMG: myopathic abnormalities. He has seizures.")
+    assert {(f.hpo_id, f.excluded) for f in parsed.findings} == {("HP:0003458", True), ("HP:0001250", False)}
+
+
 def test_passage_linking_never_calls_the_embedding_search(linker: PhraseLinker) -> None:
     def embed_search(text: str) -> list[tuple[str, float]]:
         raise AssertionError(f"embedding search called for {text!r}")
