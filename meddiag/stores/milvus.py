@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pymilvus import DataType, MilvusClient, MilvusException
+from pymilvus import DataType, MilvusClient, MilvusException, Status
 
 from meddiag.errors import MedDiagError, StoreLocked, StoreUnavailable
 from meddiag.knowledge.model import visible
@@ -81,6 +81,10 @@ def _lite_file_is_locked(path: Path) -> bool:
 
 
 LOAD_TIMEOUT_S = 300.0
+# pymilvus gives a Milvus Lite server it has just started 0.5 s before connecting; a cold start
+# (the server binary not yet in the page cache, a busy machine) can take longer, and the first
+# connection then fails on a socket that is not there yet. Keep trying that long before giving up.
+LITE_START_S = 30.0
 # pymilvus pings its channel every 10 s even when idle; the Milvus Lite server's gRPC stack
 # accepts one ping per 5 minutes and answers more with a "too_many_pings" GOAWAY (logged as an
 # error, then the client reconnects). A local socket needs no keepalive, so ping rarely.
@@ -131,12 +135,28 @@ class MilvusVectorStore:
                     "or command, or point MEDDIAG_HOME elsewhere",
                 )
         try:
-            local = {"grpc_options": LOCAL_GRPC_OPTIONS} if self.is_lite or self.attached else {}
-            self._client = MilvusClient(uri=self.uri, token=token, timeout=timeout_s, **local)
+            self._client = self._connect(token, timeout_s)
         except MilvusException as err:
             raise self._open_error(err) from err
         if self.is_lite:
             _SERVED_HERE.add(self._lite_path)
+
+    def _connect(self, token: str, timeout_s: float) -> MilvusClient:
+        """Open the client; retry while a Lite server this process just started comes up. The
+        server stays registered with pymilvus between attempts, so a retry starts no second one."""
+        local = {"grpc_options": LOCAL_GRPC_OPTIONS} if self.is_lite or self.attached else {}
+        deadline = time.monotonic() + LITE_START_S
+        pause = 0.1
+        while True:
+            try:
+                return MilvusClient(uri=self.uri, token=token, timeout=timeout_s, **local)
+            except MilvusException as err:
+                starting = self.is_lite and err.code == Status.CONNECT_FAILED
+                if not starting or time.monotonic() + pause > deadline:
+                    raise
+                log.debug("Milvus Lite server for %s not accepting yet; retrying", self.uri)
+                time.sleep(pause)
+                pause = min(pause * 2, 2.0)
 
     def _open_error(self, err: Exception) -> StoreUnavailable:
         if self.attached:

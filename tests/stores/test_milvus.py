@@ -6,9 +6,11 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from pymilvus import MilvusException, Status
 
 from meddiag.errors import MedDiagError, StoreLocked, StoreUnavailable
 from meddiag.stores.base import VectorRecord
@@ -159,6 +161,54 @@ def test_a_closed_lite_store_has_nothing_to_share(tmp_path):
 def test_an_unreachable_server_fails_fast_with_store_unavailable():
     with pytest.raises(StoreUnavailable, match="MEDDIAG_MILVUS_URI"):
         MilvusVectorStore("http://127.0.0.1:9", timeout_s=2.0)
+
+
+class _SlowStart:
+    """A MilvusClient whose first connections fail the way a Lite server still starting does."""
+
+    failures = 2
+    attempts = 0
+
+    def __init__(self, **kwargs):
+        type(self).attempts += 1
+        if type(self).attempts <= type(self).failures:
+            raise MilvusException(code=Status.CONNECT_FAILED, message="Fail connecting to server")
+
+
+@pytest.fixture
+def slow_start(monkeypatch):
+    from meddiag.stores import milvus
+
+    _SlowStart.attempts = 0
+    _SlowStart.clock = 0.0
+
+    def sleep(seconds: float) -> None:
+        _SlowStart.clock += seconds
+
+    monkeypatch.setattr(milvus, "MilvusClient", _SlowStart)
+    monkeypatch.setattr(milvus, "time", SimpleNamespace(monotonic=lambda: _SlowStart.clock, sleep=sleep))
+    return _SlowStart
+
+
+def test_a_lite_server_still_starting_is_waited_for(tmp_path, slow_start):
+    MilvusVectorStore(tmp_path / "vectors.db")
+    assert slow_start.attempts == 3
+
+
+def test_a_server_that_refuses_is_not_retried(slow_start):
+    with pytest.raises(StoreUnavailable, match="MEDDIAG_MILVUS_URI"):
+        MilvusVectorStore("http://127.0.0.1:1")
+    assert slow_start.attempts == 1
+
+
+def test_a_lite_server_that_never_comes_up_gives_up_with_store_unavailable(tmp_path, slow_start, monkeypatch):
+    from meddiag.stores import milvus
+
+    monkeypatch.setattr(slow_start, "failures", 10_000)
+    with pytest.raises(StoreUnavailable, match="cannot open the vector index"):
+        MilvusVectorStore(tmp_path / "vectors.db")
+    assert slow_start.attempts > 3
+    assert milvus.LITE_START_S - 2.0 <= slow_start.clock <= milvus.LITE_START_S
 
 
 def test_text_longer_than_milvus_allows_is_clipped_not_refused(tmp_path: Path):
