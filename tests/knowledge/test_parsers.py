@@ -155,6 +155,7 @@ def test_mondo_links_descriptive_words_only_when_no_other_name_reads_the_same() 
         ("MONDO:4", "autosomal recessive nonsyndromic hearing loss 2", []),
         ("MONDO:5", "trisomy", []),
         ("MONDO:6", "multiple osteochondromas", []),
+        ("MONDO:8", "intellectual disability, autosomal dominant 58", []),
     )
     names = {
         "OMIM:1": "Deafness, autosomal recessive 102",
@@ -164,7 +165,13 @@ def test_mondo_links_descriptive_words_only_when_no_other_name_reads_the_same() 
         "ORPHA:5": "Trisomy X syndrome",  # so does a letter
         "OMIM:6": "Osteochondromas, multiple, familial",
         "OMIM:7": "Multiple osteochondromas, isolated",  # reads as OMIM:6 does: neither is linked
+        "OMIM:8": "Intellectual developmental disorder, autosomal dominant 58",  # OMIM's newer wording
     }
     links = link_mondo(mondo, names)
-    assert links.by_disease == {"OMIM:1": "MONDO:1", "OMIM:2": "MONDO:2", "OMIM:3": "MONDO:3"}
+    assert links.by_disease == {
+        "OMIM:1": "MONDO:1",
+        "OMIM:2": "MONDO:2",
+        "OMIM:3": "MONDO:3",
+        "OMIM:8": "MONDO:8",
+    }
     assert set(links.how.values()) == {"descriptive"}
