@@ -16,7 +16,8 @@ only on the case's own publications are hidden while it is answered). Figures ar
 for all usable cases and for cases whose diagnosis the knowledge base annotates.
 
 Parsed sources and cases are cached as pickles under the system temp directory
-(``meddiag-bench``), so a second run starts in seconds.
+(``meddiag-bench``), so a second run starts in seconds; they are keyed by a digest of the
+``meddiag`` sources, so an edit to the code that parses or links them builds them again.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from meddiag.eval.metrics import accuracy
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 from meddiag.eval.phenopackets import Case, Feature, load_cases
 from meddiag.eval.questions import gold_match, vignette
+from meddiag.eval.source_digest import meddiag_digest
 from meddiag.knowledge.annotations import parse_gene_diseases, parse_hpoa
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
@@ -76,12 +78,17 @@ class Data:
 
 
 def _cached(name: str, build: Callable[[], T]) -> T:
+    """`build()`, pickled under `name` and the digest of the `meddiag` sources: what the
+    knowledge code parses and links (MONDO readings, relations) changes with that code, so
+    a pickle from other code is built again, never read, and the older one is removed."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"{name}.pkl"
+    path = CACHE / f"{name}-{meddiag_digest()}.pkl"
     if path.exists():
         with path.open("rb") as fh:
             return pickle.load(fh)
     value = build()
+    for older in CACHE.glob(f"{name}-*.pkl"):
+        older.unlink(missing_ok=True)
     with path.open("wb") as fh:
         pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
     return value

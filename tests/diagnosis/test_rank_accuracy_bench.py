@@ -101,3 +101,20 @@ def test_vignette_cases_carry_the_findings_read_from_their_text(tiny_ontology: O
         PhraseLinker(tiny_ontology), [bench.Prepared(unreadable, [0], True)]
     )
     assert lost.case.observed == []
+
+
+def test_the_cache_builds_again_for_other_code_and_drops_the_older_pickle(tmp_path, monkeypatch) -> None:
+    bench = load_bench("rank_accuracy")
+    monkeypatch.setattr(bench, "CACHE", tmp_path)
+    builds: list[str] = []
+
+    def build(value: str):
+        return lambda: builds.append(value) or value
+
+    monkeypatch.setattr(bench, "meddiag_digest", lambda: "aaa")
+    assert bench._cached("links", build("old")) == "old"
+    assert bench._cached("links", build("unused")) == "old"  # same code: read back
+    monkeypatch.setattr(bench, "meddiag_digest", lambda: "bbb")
+    assert bench._cached("links", build("new")) == "new"  # edited code: built again
+    assert builds == ["old", "new"]
+    assert [p.name for p in tmp_path.iterdir()] == ["links-bbb.pkl"]
