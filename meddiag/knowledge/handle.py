@@ -77,7 +77,7 @@ def _check_compatible(manifest: Manifest, settings: Settings) -> None:
     if manifest.schema_version != SCHEMA_VERSION:
         raise KnowledgeBaseStale(
             f"The knowledge base was built by another MedDiag version (layout {manifest.schema_version}, "
-            f"expected {SCHEMA_VERSION}); rebuild it with `meddiag build --force`."
+            f"expected {SCHEMA_VERSION}); build it again on the Knowledge base page or with `meddiag build`."
         )
     if manifest.embedder.name != settings.embedder:
         raise EmbedderMismatch(

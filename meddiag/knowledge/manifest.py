@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from meddiag.errors import KnowledgeBaseStale
 
 MANIFEST_FILE = "manifest.json"
-# Bump whenever the records, collections or graph layout a build writes change: an older
-# knowledge base is then rebuilt instead of being read with the wrong assumptions.
-SCHEMA_VERSION = 2
+# Bump whenever the records, collections or graph layout a build writes change, or what they
+# say (3: OMIM's "intellectual developmental disorder" names linked to MONDO): an older
+# knowledge base is then rebuilt instead of being read with the wrong assumptions or facts.
+SCHEMA_VERSION = 3
 COLLECTIONS = ("chunks", "entities", "entity_names", "relationships", "hyperedges")
 
 

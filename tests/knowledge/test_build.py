@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import gc
+import json
 import subprocess
 import sys
 import textwrap
@@ -12,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from meddiag.config import Settings
-from meddiag.errors import EmbedderMismatch, KnowledgeBaseMissing, StoreLocked
+from meddiag.errors import EmbedderMismatch, KnowledgeBaseMissing, KnowledgeBaseStale, StoreLocked
 from meddiag.knowledge import build as build_module
 from meddiag.knowledge.build import build_knowledge_base, kb_stats, relationship_records, vector_records
 from meddiag.knowledge.handle import COLLECTOR_THRESHOLDS, open_knowledge_base
-from meddiag.knowledge.manifest import COLLECTIONS, read_manifest
+from meddiag.knowledge.manifest import COLLECTIONS, MANIFEST_FILE, SCHEMA_VERSION, read_manifest
 from tests.stores.tiny_kb import AORTIC, ARACHNO, ECTOPIA, FBN1, MARFAN, tiny_kb
 
 
@@ -119,6 +120,21 @@ def test_changed_inputs_rebuild(built):
     rebuilt = build_knowledge_base(settings, kb=kb)
     assert rebuilt.build_id != manifest.build_id
     assert {s.name: s.version for s in rebuilt.sources}["hpo"] == "2100-01-01"
+
+
+def test_a_knowledge_base_from_an_older_version_is_refused_then_rebuilt_without_force(tmp_path):
+    settings = make_settings(tmp_path)
+    first = build_knowledge_base(settings, kb=tiny_kb())
+    path = settings.kb_dir / MANIFEST_FILE
+    older = json.loads(path.read_text())
+    older["schema_version"] = SCHEMA_VERSION - 1
+    path.write_text(json.dumps(older))
+    with pytest.raises(KnowledgeBaseStale, match=r"build it again .*meddiag build"):
+        open_knowledge_base(settings)
+    rebuilt = build_knowledge_base(settings, kb=tiny_kb())
+    assert rebuilt.build_id != first.build_id and rebuilt.schema_version == SCHEMA_VERSION
+    with open_knowledge_base(settings) as kb:
+        assert kb.graph.get(MARFAN).name == "Marfan syndrome"
 
 
 def test_a_failing_stage_leaves_the_previous_knowledge_base_intact(tmp_path, monkeypatch):

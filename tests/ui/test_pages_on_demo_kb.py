@@ -131,6 +131,20 @@ def test_compare_runs_all_four_backends(real_service):
     assert len([e for e in at.expander if e.label == "Raw context"]) == 4
 
 
+def test_a_knowledge_base_from_an_older_version_gets_a_message_not_a_traceback(private_real_service):
+    from meddiag.knowledge.manifest import MANIFEST_FILE, SCHEMA_VERSION
+
+    path = private_real_service / "kb" / "demo" / MANIFEST_FILE
+    older = json.loads(path.read_text())
+    older["schema_version"] = SCHEMA_VERSION - 1
+    path.write_text(json.dumps(older))
+    at = open_app(timeout=RUN_TIMEOUT)
+    at.text_area(key="ask.question").input(QUESTION).run()
+    at.button(key="ask.submit").click().run()
+    assert not at.exception, at.exception
+    assert any("build it again on the Knowledge base page" in e.value for e in at.error)
+
+
 def test_knowledge_base_page_shows_manifest_and_attribution(real_service):
     at = open_app("pages/knowledge_base.py", timeout=RUN_TIMEOUT)
     assert not at.exception, at.exception
