@@ -168,6 +168,7 @@ class _SlowStart:
 
     failures = 2
     attempts = 0
+    clock = 0.0  # the fake time.monotonic(), advanced by the fake time.sleep()
 
     def __init__(self, **kwargs):
         type(self).attempts += 1
