@@ -7,8 +7,10 @@ out, at retrieval time, for every piece of evidence and for the ranker. Results 
 written per case as they arrive, so an interrupted run resumes where it stopped.
 
 An ask is mostly Python work, so threads take turns under the interpreter lock; a long run
-therefore answers in worker processes, each with its own engine over the same knowledge base
-(attached to the parent's Milvus Lite server, which keeps the file locked against others).
+therefore answers in worker processes as well, each with its own engine over the same knowledge
+base (attached to the parent's Milvus Lite server, which keeps the file locked against others).
+The command's own engine, already loaded, answers beside them in one thread: it starts at
+once, while a worker spends ~20 s loading, and it saves one worker's copy of the knowledge base.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -245,25 +248,77 @@ def _answer_in_worker(case: Case) -> CaseRecord:
     return _answer(engine, case, options, gold)
 
 
-def _executor(
-    engine: Engine, options: EvalOptions, todo: int, gold: _Gold
-) -> tuple[Executor, Callable[[Case], CaseRecord]]:
-    """Worker processes for a long run over a shareable store, else threads in this process."""
+@dataclass
+class _Lane:
+    """One way of answering cases and how many of them it takes at a time."""
+
+    pool: ThreadPoolExecutor | ProcessPoolExecutor
+    answer: Callable[[Case], CaseRecord]
+    slots: int
+
+
+@dataclass
+class _Lanes:
+    """Threads over this process's engine and, for long runs, worker processes beside them."""
+
+    local: _Lane
+    workers: _Lane | None = None
+
+    def __enter__(self) -> _Lanes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for lane in (self.local, self.workers):
+            if lane is not None:
+                lane.pool.shutdown(wait=True, cancel_futures=True)
+
+    def answer_all(self, cases: Sequence[Case]) -> Iterator[CaseRecord]:
+        """Records as they are answered. Each lane holds at most its `slots` cases, so a case
+        goes to whichever lane frees first and an interrupted run has few in flight."""
+        lanes = [lane for lane in (self.local, self.workers) if lane is not None]
+        todo = iter(cases)
+        running: dict[Future[CaseRecord], _Lane] = {}
+
+        def fill() -> None:
+            for lane in lanes:
+                while sum(1 for held in running.values() if held is lane) < lane.slots:
+                    case = next(todo, None)
+                    if case is None:
+                        return
+                    running[lane.pool.submit(lane.answer, case)] = lane
+
+        fill()
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                del running[future]
+                yield future.result()
+            fill()
+
+
+def _lanes(engine: Engine, options: EvalOptions, todo: int, gold: _Gold) -> _Lanes:
+    """Worker processes beside one local thread for a long run over a shareable store, else
+    `workers` threads in this process."""
     workers = max(1, options.workers)
+    local = partial(_answer, engine, options=options, gold=gold)
     wants = options.parallel == "processes" or (
         options.parallel == "auto" and workers > 1 and todo >= PROCESS_MIN_CASES
     )
-    uri = engine.kb.vectors.shared_uri() if wants else None
+    uri = engine.kb.vectors.shared_uri() if wants and workers > 1 else None
     if uri is None:
-        return ThreadPoolExecutor(max_workers=workers), lambda c: _answer(engine, c, options, gold)
+        return _Lanes(_Lane(ThreadPoolExecutor(max_workers=workers), local, workers))
     # Spawned, not forked: a forked child would inherit the parent's gRPC channel to Milvus.
     pool = ProcessPoolExecutor(
-        max_workers=workers,
+        max_workers=workers - 1,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_start_worker,
         initargs=(os.getpid(), engine.kb.settings, engine.backend, uri, options),
     )
-    return pool, _answer_in_worker
+    # Two cases per worker process: the next one is already there when it finishes one.
+    return _Lanes(
+        _Lane(ThreadPoolExecutor(max_workers=1), local, 1),
+        _Lane(pool, _answer_in_worker, 2 * (workers - 1)),
+    )
 
 
 def answered_by(engine: Engine) -> str:
@@ -307,10 +362,9 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
     sink = out_file.open("a", encoding="utf-8") if out_file else None
-    pool, answer = _executor(engine, options, len(todo), gold)
     try:
-        with pool:
-            for record in pool.map(answer, todo):
+        with _lanes(engine, options, len(todo), gold) as lanes:
+            for record in lanes.answer_all(todo):
                 records[record.case_id] = record
                 if sink:
                     row = {

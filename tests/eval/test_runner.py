@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,7 +18,16 @@ from meddiag.config import Settings
 from meddiag.errors import InputError, MedDiagError
 from meddiag.eval import runner
 from meddiag.eval.phenopackets import Case
-from meddiag.eval.runner import PROCESS_MIN_CASES, EvalOptions, _executor, _gold_context, run_evaluation
+from meddiag.eval.runner import (
+    PROCESS_MIN_CASES,
+    CaseRecord,
+    EvalOptions,
+    _gold_context,
+    _Lane,
+    _Lanes,
+    _lanes,
+    run_evaluation,
+)
 from meddiag.eval.source_digest import meddiag_digest
 from meddiag.knowledge.assemble import assemble_kb
 from meddiag.knowledge.build import build_knowledge_base
@@ -247,11 +258,12 @@ def test_an_interrupted_run_drops_the_queued_cases_and_keeps_the_written_ones(
 def test_worker_processes_answer_exactly_as_threads_do(service: MedDiagService, cases: Path) -> None:
     engine = service.engine("lightrag")
     options = EvalOptions(path=cases, baseline=True, workers=2)
-    pool, _ = _executor(
+    with _lanes(
         engine, options.model_copy(update={"parallel": "processes"}), 2, _gold_context(engine, False)
-    )
-    pool.shutdown()
-    assert isinstance(pool, ProcessPoolExecutor)  # really processes, not a silent fallback
+    ) as lanes:
+        # Really a worker process, not a silent fallback; the two cases fill one slot of each lane.
+        assert lanes.workers is not None and isinstance(lanes.workers.pool, ProcessPoolExecutor)
+        assert (lanes.local.slots, lanes.workers.slots) == (1, 2)
     by_threads = run_evaluation(engine, options.model_copy(update={"parallel": "threads"}))
     by_processes = run_evaluation(engine, options.model_copy(update={"parallel": "processes"}))
     assert [(r.case_id, r.rank, r.top10, r.baseline_rank) for r in by_processes.records] == [
@@ -265,12 +277,14 @@ def test_short_runs_and_unshareable_stores_stay_in_threads(service: MedDiagServi
     gold = _gold_context(engine, False)
     auto = EvalOptions(path=cases, workers=2)
     for options, todo in ((auto, PROCESS_MIN_CASES - 1), (auto.model_copy(update={"workers": 1}), 10_000)):
-        pool, _ = _executor(engine, options, todo, gold)
-        pool.shutdown()
-        assert isinstance(pool, ThreadPoolExecutor)
-    pool, _ = _executor(engine, auto, PROCESS_MIN_CASES, gold)
-    pool.shutdown()
-    assert isinstance(pool, ProcessPoolExecutor)
+        with _lanes(engine, options, todo, gold) as lanes:
+            assert lanes.workers is None and isinstance(lanes.local.pool, ThreadPoolExecutor)
+            assert lanes.local.slots == options.workers
+    # A long run: this process's engine answers in one thread beside workers - 1 processes.
+    with _lanes(engine, auto.model_copy(update={"workers": 3}), PROCESS_MIN_CASES, gold) as lanes:
+        assert lanes.workers is not None and isinstance(lanes.workers.pool, ProcessPoolExecutor)
+        assert lanes.workers.pool._max_workers == 2
+        assert isinstance(lanes.local.pool, ThreadPoolExecutor) and lanes.local.slots == 1
 
 
 def test_a_worker_that_cannot_open_the_knowledge_base_is_a_clear_error(
@@ -336,3 +350,44 @@ def test_records_answered_by_other_code_or_another_reasoner_are_answered_again(
     path.write_text("".join(json.dumps({**r, "fingerprint": stale}) + "\n" for r in rows), encoding="utf-8")
     service.evaluate(cases, out_dir=out)
     assert len(path.read_text(encoding="utf-8").splitlines()) == 2 * len(rows)  # all answered anew
+
+
+def test_lanes_answer_each_case_once_and_hold_no_more_than_their_slots() -> None:
+    """A case goes to whichever lane frees first, and no lane ever holds more than its slots."""
+    lock = threading.Lock()
+    held = {"fast": 0, "slow": 0}
+    most = dict(held)
+    answered: dict[str, str] = {}
+
+    def answerer(lane: str, pause: float) -> Callable[[str], CaseRecord]:
+        def answer(case_id: str) -> CaseRecord:
+            with lock:
+                held[lane] += 1
+                most[lane] = max(most[lane], held[lane])
+            time.sleep(pause)
+            with lock:
+                held[lane] -= 1
+                answered[case_id] = lane
+            return CaseRecord(
+                case_id=case_id,
+                gold=[],
+                gold_labels=[],
+                in_kb=False,
+                question="",
+                rank=None,
+                top10=[],
+                seconds=0,
+            )
+
+        return answer
+
+    cases = [f"case-{i}" for i in range(30)]
+    with _Lanes(
+        _Lane(ThreadPoolExecutor(max_workers=1), answerer("fast", 0.002), 1),
+        _Lane(ThreadPoolExecutor(max_workers=3), answerer("slow", 0.05), 3),
+    ) as lanes:
+        records = list(lanes.answer_all(cases))  # type: ignore[arg-type]
+    assert sorted(r.case_id for r in records) == sorted(cases)  # each once, none lost
+    assert most == {"fast": 1, "slow": 3}
+    # The fast lane frees far more often, so it answers more than its share of slots (1 in 4).
+    assert sum(1 for lane in answered.values() if lane == "fast") > len(cases) // 4
