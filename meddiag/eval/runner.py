@@ -264,23 +264,25 @@ class _Lanes:
     local: _Lane
     workers: _Lane | None = None
 
+    @property
+    def all(self) -> list[_Lane]:
+        return [self.local] if self.workers is None else [self.local, self.workers]
+
     def __enter__(self) -> _Lanes:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for lane in (self.local, self.workers):
-            if lane is not None:
-                lane.pool.shutdown(wait=True, cancel_futures=True)
+        for lane in self.all:
+            lane.pool.shutdown(wait=True, cancel_futures=True)
 
     def answer_all(self, cases: Sequence[Case]) -> Iterator[CaseRecord]:
         """Records as they are answered. Each lane holds at most its `slots` cases, so a case
         goes to whichever lane frees first and an interrupted run has few in flight."""
-        lanes = [lane for lane in (self.local, self.workers) if lane is not None]
         todo = iter(cases)
         running: dict[Future[CaseRecord], _Lane] = {}
 
         def fill() -> None:
-            for lane in lanes:
+            for lane in self.all:
                 while sum(1 for held in running.values() if held is lane) < lane.slots:
                     case = next(todo, None)
                     if case is None:
