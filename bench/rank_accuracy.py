@@ -61,7 +61,7 @@ from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
 from meddiag.knowledge.mondo import link_mondo, parse_mondo
 from meddiag.knowledge.phenotype_relations import phenotype_relations
-from meddiag.knowledge.relations import gene_relations, inheritance_relations
+from meddiag.knowledge.relations import gene_relations, inheritance_relations, onset_relations
 from meddiag.knowledge.sources import packaged_sources
 from meddiag.schema import TextEvidence
 
@@ -122,6 +122,7 @@ def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
     relations = (
         phenotype_relations(ann.rows, ontology)
         + inheritance_relations(ann.rows, ontology)
+        + onset_relations(ann.rows, ontology)
         + gene_relations(parse_gene_diseases(src.genes_to_phenotype))
         + _equivalences(ann.diseases)
     )
@@ -130,7 +131,7 @@ def _load_data() -> tuple[Ontology, list[Relation], dict[str, str]]:
 
 def load_data() -> Data:
     # plain tuples in the pickle, so any script importing this module can read the cache
-    ontology, relations, names = _cached(f"kb-v5-{packaged_sources().hpo_version}", _load_data)
+    ontology, relations, names = _cached(f"kb-v6-{packaged_sources().hpo_version}", _load_data)
     parents = _cached(f"mondo-isa-v2-{packaged_sources().hpo_version}", lambda: _mondo_parents(names))
     return Data(ontology, relations + parents, names)
 
@@ -219,6 +220,7 @@ def ranks_for(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankPara
             [f.id for f in c.excluded],
             exclude_sources=sources,
             params=params,
+            onset=c.onset,
         )
         adjust_for_sex(index, scores, c.sex, sources, params)
         ranks.append(gold_rank(scores, p.gold))
@@ -277,6 +279,7 @@ GRID: dict[str, list[float | bool]] = {
     "checked_weight": [0.3, 0.45, 0.6, 0.8],
     "sibling_prior": [2.0, 4.0, 6.0],
     "no_gene_penalty": [0.0, 0.25, 0.5, 1.0],
+    "onset_weight": [0.0, 0.05, 0.1, 0.15],
 }
 
 
@@ -354,6 +357,7 @@ def gene_scenario(index: PhenotypeIndex, cases: Sequence[Prepared], weights: Seq
                 [f.id for f in c.observed],
                 [f.id for f in c.excluded],
                 sex=c.sex,
+                onset=c.onset,
                 exclude_sources=c.sources,
                 genes=named,
                 top_k=10,
@@ -387,7 +391,11 @@ def text_fusion(
     for p in cases:
         c = p.case
         scores = score_all(
-            index, [f.id for f in c.observed], [f.id for f in c.excluded], exclude_sources=c.sources
+            index,
+            [f.id for f in c.observed],
+            [f.id for f in c.excluded],
+            exclude_sources=c.sources,
+            onset=c.onset,
         )
         top = top_indices(scores, 50)
         relational = {index.profiles[i]: float(scores[i]) for i in top}
@@ -482,16 +490,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.gene_weights:
         gene_scenario(index, [p for p in prepared if p.in_kb], args.gene_weights)
         return
-    if args.by_hidden:
-        by_hidden_share(index, prepared, DEFAULT_PARAMS)
-        return
-
     params = DEFAULT_PARAMS
     for item in args.set:
         name, _, raw = item.partition("=")
         current = getattr(params, name)
         value: float | bool = raw.lower() in ("1", "true", "yes") if isinstance(current, bool) else float(raw)
         params = params.with_(**{name: value})
+    if args.by_hidden:
+        by_hidden_share(index, prepared, params)
+        return
     protocols = ["full", "lpo"] if args.protocol == "both" else [args.protocol]
     base = None
     if not args.no_baseline:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from meddiag.engine.inputs import lab_value_lines
+from meddiag.engine.inputs import lab_value_lines, onset_line
 from meddiag.reasoning.fallback import summarise_fallbacks
 from meddiag.schema import AskResult, Citation
 
@@ -38,6 +38,8 @@ def ask_result_markdown(result: AskResult, *, hops: bool = True) -> str:
     )
     if result.excluded_sources:
         lines.append(f"Sources left out: {', '.join(result.excluded_sources)}")
+    if (onset := onset_line(result.parsed)) is not None:
+        lines.append(f"Onset: {onset}")
     if result.parsed.lab_values:
         lines += ["", f"Laboratory values read: {'; '.join(lab_value_lines(result.parsed))}", ""]
     for warning in result.parsed.warnings:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 BackendName = Literal["lightrag", "minirag", "pathrag", "hypergraphrag"]
 BACKENDS: tuple[BackendName, ...] = ("lightrag", "minirag", "pathrag", "hypergraphrag")
@@ -164,6 +164,25 @@ class LabValue(Model):
     hpo_id: str | None = None  # the finding it became; None within range or without an HPO term
 
 
+class Onset(Model):
+    """When the illness began, as an age range in years; before birth is negative (conception
+    is about -0.75). A stated age is a point (``low == high``); an HPO onset class
+    ("Infantile onset", HP:0003593) its range (28 days to 1 year)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)  # hashable: part of the ranker's cache key
+
+    low_years: float = Field(ge=-1.0, le=130.0)
+    high_years: float = Field(ge=-1.0, le=130.0)
+    label: str  # as the page and the explanation name it: "infantile onset", "onset at 3 years"
+    hpo_id: str = ""  # the HPO onset class, when the onset was given as one
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Onset:
+        if self.high_years < self.low_years:
+            raise ValueError(f"onset range ends ({self.high_years}) before it starts ({self.low_years})")
+        return self
+
+
 class PatientInput(Model):
     """Structured patient input, equivalent to a free-text vignette."""
 
@@ -171,6 +190,7 @@ class PatientInput(Model):
     excluded: list[str] = Field(default_factory=list)
     age_years: float | None = None
     sex: Sex | None = None
+    onset: Onset | None = None
     genes: list[str] = Field(default_factory=list)
     note: str = ""
 
@@ -188,6 +208,7 @@ class ParsedQuestion(Model):
     findings: list[Finding] = Field(default_factory=list)
     age_years: float | None = None
     sex: Sex | None = None
+    onset: Onset | None = None  # when the illness began ("onset in infancy", "onset at 3 years")
     genes: list[str] = Field(default_factory=list)
     # Genes reported with a variant (the form's gene field, or named beside a variant word in
     # the text): only these rank their diseases first. "CD4+ T cells" names a gene, not a variant.

@@ -15,4 +15,5 @@ def test_the_json_export_reads_back_as_the_same_case() -> None:
 def test_the_markdown_export_states_how_the_question_was_read() -> None:
     text = ask_result_markdown(sample_result())
     assert "Laboratory values read: sodium 140 — within 135–145 mmol/L" in text
+    assert "Onset: infantile onset (28 days to 1 year)" in text
     assert "## Differential" in text and "Marfan syndrome" in text

@@ -1,7 +1,8 @@
 """A compact, integer-indexed view of the disease–phenotype graph for fast differential ranking.
 
 Built once per process from the knowledge base's relations (HAS_PHENOTYPE,
-NOT_HAS_PHENOTYPE, EQUIVALENT_TO, HAS_ONSET, and disease → MONDO class IS_A). Everything
+NOT_HAS_PHENOTYPE, EQUIVALENT_TO, HAS_ONSET, HAS_INHERITANCE, ASSOCIATED_GENE, and
+disease → MONDO class IS_A). Everything
 the ranker needs per query is a sparse-matrix slice:
 
 * ``ancestors``: per HPO term, its reflexive ancestors, ordered by information content.
@@ -35,13 +36,15 @@ import numpy as np
 from scipy import sparse
 
 from meddiag.diagnosis.name_findings import NAME_SOURCE_FILE
+from meddiag.diagnosis.onset import ONSET_CLASSES, onset_gap
 from meddiag.knowledge.hpo import PHENOTYPIC_ABNORMALITY, Ontology
 from meddiag.knowledge.model import Relation, visible
+from meddiag.schema import Onset
 
 DEFAULT_CANDIDATE_PREFIXES: tuple[str, ...] = ("OMIM",)
 MatchKey = tuple[int, float, float]  # (term, freq_weight, exact_weight): one cached match row
 # (observed, excluded, left-out sources, ranking parameters): one query's scores
-ScoreKey = tuple[tuple[str, ...], tuple[str, ...], frozenset[str], Hashable]
+ScoreKey = tuple[tuple[str, ...], tuple[str, ...], frozenset[str], Hashable, Hashable]  # ..., params, onset
 K = TypeVar("K", bound=Hashable)
 X_RECESSIVE = "HP:0001419"  # X-linked recessive inheritance
 
@@ -190,7 +193,8 @@ class PhenotypeIndex:
         src_ptr = [0]
         src_idx: list[int] = []
         self.labels: dict[str, str] = {}
-        self.onsets: dict[str, list[str]] = defaultdict(list)
+        # disease -> (HPO onset class, sources of that fact)
+        self.onsets: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
         # disease -> (mode of inheritance, sources of that fact)
         self.inheritance: dict[str, list[tuple[str, tuple[str, ...]]]] = defaultdict(list)
         equivalences: list[tuple[str, str]] = []
@@ -210,7 +214,7 @@ class PhenotypeIndex:
                 equivalences.append((rel.subject, rel.object))
                 continue
             if rel.predicate == "HAS_ONSET":
-                self.onsets[rel.subject].append(rel.object)
+                self.onsets[rel.subject].append((rel.object, tuple(rel.sources)))
                 continue
             if rel.predicate == "HAS_INHERITANCE":
                 self.inheritance[rel.subject].append((rel.object, tuple(rel.sources)))
@@ -303,11 +307,64 @@ class PhenotypeIndex:
         self.siblings = self._sibling_matrix()
         self._gene_sources = frozenset(s for facts in self._gene_facts.values() for f in facts for s in f)
         self._without_gene = self._profiles_without_gene(frozenset())
+        self._build_onsets()
         self._x_recessive: dict[int, list[tuple[str, tuple[str, ...]]]] = {}
         for p, members in enumerate(self.members):
             facts = [f for m in members for f in self.inheritance.get(m, ())]
             if any(mode == X_RECESSIVE for mode, _ in facts):
                 self._x_recessive[p] = facts
+
+    def _build_onsets(self) -> None:
+        """One row per (profile, onset fact) with an age range, for `onset_gaps`."""
+        prof: list[int] = []
+        terms: list[str] = []
+        srcs: list[tuple[str, ...]] = []
+        for p, members in enumerate(self.members):
+            for m in members:
+                for term, sources in self.onsets.get(m, ()):
+                    if term in ONSET_CLASSES:
+                        prof.append(p)
+                        terms.append(term)
+                        srcs.append(sources)
+        self._onset_profile = np.asarray(prof, dtype=np.int64)
+        self._onset_terms = terms
+        self._onset_sources = srcs
+        self._onset_low = np.asarray([ONSET_CLASSES[t][1] for t in terms], dtype=np.float64)
+        self._onset_high = np.asarray([ONSET_CLASSES[t][2] for t in terms], dtype=np.float64)
+        self._onset_rows: dict[int, list[int]] = defaultdict(list)
+        for row, p in enumerate(prof):
+            self._onset_rows[p].append(row)
+        self._onset_rows_citing: dict[str, list[int]] = defaultdict(list)
+        for row, sources in enumerate(srcs):
+            for src in sources:
+                self._onset_rows_citing[src].append(row)
+
+    def _onset_visible(self, exclude: frozenset[str]) -> np.ndarray:
+        shown = np.ones(len(self._onset_terms), dtype=bool)
+        for src in exclude:  # only facts citing a left-out source can be hidden
+            for row in self._onset_rows_citing.get(src, ()):
+                shown[row] = visible(list(self._onset_sources[row]), exclude)
+        return shown
+
+    def onset_gaps(self, onset: Onset, exclude_sources: Collection[str] = frozenset()) -> np.ndarray:
+        """Per profile: how far the patient's onset lies from the nearest of its visible curated
+        onsets (`onset.onset_gap`, log months); 0 for a profile with none, which says nothing."""
+        shown = self._onset_visible(frozenset(exclude_sources))
+        nearest = np.full(len(self.profiles), np.inf)
+        gaps = onset_gap(onset, self._onset_low[shown], self._onset_high[shown])
+        np.minimum.at(nearest, self._onset_profile[shown], gaps)
+        return np.where(np.isfinite(nearest), nearest, 0.0)
+
+    def onset_facts(
+        self, profile: int, exclude_sources: Collection[str] = frozenset()
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """A profile's visible onset classes with their sources (those left out dropped)."""
+        exclude = frozenset(exclude_sources)
+        return [
+            (self._onset_terms[r], tuple(s for s in self._onset_sources[r] if s not in exclude))
+            for r in self._onset_rows.get(profile, ())
+            if visible(list(self._onset_sources[r]), exclude)
+        ]
 
     def x_recessive_only(self, exclude_sources: Collection[str] = frozenset()) -> dict[int, tuple[str, ...]]:
         """Profiles whose only visible mode of inheritance is X-linked recessive -> that fact's sources.

@@ -1,5 +1,5 @@
 """Free text → the pieces of a `ParsedQuestion`: HPO findings (with negation), age, sex,
-gene symbols, named diseases and the kind of question.
+onset, gene symbols, named diseases and the kind of question.
 
 Findings are found by longest-match scanning of the text's word n-grams against a phrase
 index of HPO labels and synonyms (lay synonyms included, a little clinical shorthand:
@@ -22,11 +22,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from meddiag.diagnosis.ages import AGE_SEX, parse_age
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
 from meddiag.diagnosis.lab_values import LabReading, UnreadLab, read_lab_values
 from meddiag.diagnosis.name_overlap import NameOverlap
 from meddiag.diagnosis.name_variants import count_variants, located_variants, uninverted
 from meddiag.diagnosis.negation import Token, negated_positions
+from meddiag.diagnosis.onset import parse_onset, without_spans
 from meddiag.diagnosis.shorthand import SHORTHAND
 from meddiag.errors import InputError
 from meddiag.knowledge.hpo import Ontology
@@ -99,32 +101,6 @@ _INSTRUCTION_LIKE = re.compile(
     r"|system prompt|you are now|act as (a|an) |new instructions|jailbreak|developer mode",
     re.IGNORECASE,
 )
-
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        _words(
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-            "sixteen seventeen eighteen nineteen twenty"
-        )
-    )
-}
-_NUM = r"(\d+(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
-_UNIT_YEARS = {"year": 1.0, "yr": 1.0, "y": 1.0, "month": 1 / 12, "mo": 1 / 12, "week": 7 / 365.25}
-_UNIT_YEARS |= {"wk": 7 / 365.25, "day": 1 / 365.25, "d": 1 / 365.25}
-_AGE_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(_NUM + r"[\s-]*(year|yr|y|month|mo|week|wk|day|d)s?[\s-]*(?:old|of age)\b", re.IGNORECASE),
-    re.compile(r"\baged?[:\s]+" + _NUM + r"(?:[\s-]*(year|yr|y|month|mo|week|wk|day|d)s?)?\b", re.IGNORECASE),
-)
-_ISO_AGE = re.compile(r"\bP(?=\d)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?\b")
-# Clinical shorthand: "2y 3m", "2y3m", "4 yo", "4y/o", "7 yrs", "18 mos". A bare "3m" is left
-# alone unless it follows the years: on its own it may as well be a length.
-_SHORT_AGE = re.compile(
-    r"\b(\d+)(?:y|\s*(?:yo|y/o|yrs?))(?![a-z])(?:\s*(\d+)\s*(?:m|mos?)\b)?|\b(\d+)\s*mos?\b", re.IGNORECASE
-)
-_NEWBORN = re.compile(r"\b(newborn|neonate|new-born)\b", re.IGNORECASE)
-# Age and sex in one token, as case notes write them: "17F", "45M" (capitals only).
-_AGE_SEX = re.compile(r"\b(\d{1,3})([FM])\b")
 
 _FEMALE_NOUNS = frozenset({"girl", "woman", "female", "daughter", "lady", "women", "girls"})
 _MALE_NOUNS = frozenset({"boy", "man", "male", "son", "gentleman", "men", "boys"})
@@ -651,7 +627,8 @@ class PhraseLinker:
         linked = self.link(text, tokens, approximate=True)
         warnings = list(linked.warnings)
         findings = linked.findings
-        age = parse_age(text)
+        onset, onset_spans = parse_onset(text)
+        age = parse_age(without_spans(text, onset_spans))  # "onset at 3 months" is not the age
         sex = parse_sex(tokens)
         genes = list(linked.genes)
         lab_values = list(linked.lab_values)
@@ -662,6 +639,7 @@ class PhraseLinker:
                 warnings,
             )
             age = patient.age_years if patient.age_years is not None else age
+            onset = patient.onset if patient.onset is not None else onset
             sex = patient.sex if patient.sex is not None else sex
             genes = list(dict.fromkeys([*patient.genes, *genes]))
             warnings.extend(
@@ -699,6 +677,7 @@ class PhraseLinker:
             findings=findings,
             age_years=age,
             sex=sex,
+            onset=onset,
             genes=genes,
             variant_genes=variant_genes,
             diseases=diseases,
@@ -769,36 +748,6 @@ def _dedupe(findings: list[tuple[int, Finding]], warnings: list[str]) -> list[Fi
     return list(seen.values())
 
 
-def parse_age(text: str) -> float | None:
-    """Age in years from "6-year-old", "3 months old", "aged 45", "2y 3m", "4 yo", "18 mos",
-    "17F", "newborn" or ISO 8601 "P6Y3M"."""
-    best: tuple[int, float] | None = None
-    for pattern in _AGE_PATTERNS:
-        for m in pattern.finditer(text):
-            raw, unit = m.group(1).lower(), (m.group(2) or "year").lower()
-            value = float(_NUMBER_WORDS[raw]) if raw in _NUMBER_WORDS else float(raw)
-            years = value * _UNIT_YEARS[unit]
-            if best is None or m.start() < best[0]:
-                best = (m.start(), years)
-    for m in _SHORT_AGE.finditer(text):
-        years_part, months_part, months_only = m.groups()
-        years = int(months_only) / 12 if months_only else int(years_part) + int(months_part or 0) / 12
-        if best is None or m.start() < best[0]:
-            best = (m.start(), years)
-    for m in _AGE_SEX.finditer(text):
-        if best is None or m.start() < best[0]:
-            best = (m.start(), float(m.group(1)))
-    for m in _ISO_AGE.finditer(text):
-        y, mo, w, d = (int(g) if g else 0 for g in m.groups())
-        years = y + mo / 12 + w * 7 / 365.25 + d / 365.25
-        if best is None or m.start() < best[0]:
-            best = (m.start(), years)
-    newborn = _NEWBORN.search(text)
-    if newborn and (best is None or newborn.start() < best[0]):
-        best = (newborn.start(), 0.0)
-    return round(best[1], 4) if best else None
-
-
 def reported_variants(text: str, genes: Sequence[str]) -> list[str]:
     """The genes named beside a variant ("a de novo variant in STXBP1", "FBN1 mutation", "variants
     in COL1A1 and COL1A2"): within `VARIANT_REACH` characters of a variant word in the same
@@ -828,7 +777,7 @@ def parse_sex(tokens: Sequence[Token]) -> Sex | None:
     """Sex from the first sex noun ("girl", "man"); else from pronouns when they all agree."""
     for tok in tokens:
         w = tok.raw.lower()
-        if (short := _AGE_SEX.fullmatch(tok.raw)) is not None:
+        if (short := AGE_SEX.fullmatch(tok.raw)) is not None:
             return "female" if short.group(2) == "F" else "male"
         if w in _FEMALE_NOUNS:
             return "female"

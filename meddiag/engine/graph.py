@@ -35,6 +35,8 @@ def parse_question(state: EngineState, ctx: RunContext) -> Step:
         note += f", age {parsed.age_years:g}"
     if parsed.sex:
         note += f", {parsed.sex}"
+    if parsed.onset is not None:
+        note += f", {parsed.onset.label}"
     if parsed.warnings:
         note += "; " + "; ".join(parsed.warnings)
     return Step({"parsed": parsed, "understood": understood(parsed)}, note)

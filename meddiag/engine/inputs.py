@@ -114,6 +114,30 @@ def asked_about(parsed: ParsedQuestion) -> str | None:
     return template.format(" and ".join(names[:2]) if parsed.kind == "compare" else names[0])
 
 
+def onset_line(parsed: ParsedQuestion) -> str | None:
+    """How the onset was read, for the page and the export: "infantile onset (28 days to 1 year)"."""
+    onset = parsed.onset
+    if onset is None:
+        return None
+    if onset.low_years == onset.high_years:
+        return onset.label
+    if onset.high_years >= 120:  # "Adult onset" has no upper end
+        return f"{onset.label} (from {_age_words(onset.low_years)})"
+    return f"{onset.label} ({_age_words(onset.low_years)} to {_age_words(onset.high_years)})"
+
+
+def _age_words(years: float) -> str:
+    if years < 0:
+        weeks = max(round((years * 365.25 + 280) / 7), 0)
+        return f"{weeks} weeks of gestation" if weeks else "conception"
+    if years == 0:
+        return "birth"
+    if years >= 1:
+        return f"{years:g} year{'s' if years != 1 else ''}"
+    days = round(years * 365.25)
+    return f"{days} days" if days < 60 else f"{round(years * 12)} months"
+
+
 def lab_value_lines(parsed: ParsedQuestion) -> list[str]:
     """How each laboratory value in the question was read, for the page and the export:
     "CK 20,000 U/L — high (above 300 U/L): Elevated circulating creatine kinase concentration"."""

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from meddiag.diagnosis.onset import onset_at, onset_of_class
 from meddiag.errors import InputError
-from meddiag.schema import Sex
+from meddiag.schema import Onset, Sex
 
 SkipReason = str  # "malformed" | "no_observed_feature" | "no_diagnosis"
 
@@ -34,17 +35,25 @@ class _OntologyClass(_Loose):
     label: str = ""
 
 
-class _Feature(_Loose):
-    type: _OntologyClass
-    excluded: bool = False
-
-
 class _Age(_Loose):
     iso8601duration: str = ""
 
 
+class _GestationalAge(_Loose):
+    weeks: int = Field(ge=0, le=45)
+    days: int = Field(default=0, ge=0, le=6)
+
+
 class _TimeElement(_Loose):
     age: _Age | None = None
+    ontologyClass: _OntologyClass | None = None
+    gestationalAge: _GestationalAge | None = None
+
+
+class _Feature(_Loose):
+    type: _OntologyClass
+    excluded: bool = False
+    onset: _TimeElement | None = None
 
 
 class _Subject(_Loose):
@@ -82,6 +91,7 @@ class _Interpretation(_Loose):
 class _Disease(_Loose):
     term: _OntologyClass
     excluded: bool = False
+    onset: _TimeElement | None = None
 
 
 class _ExternalReference(_Loose):
@@ -120,6 +130,7 @@ class Case(BaseModel):
     age_years: float | None = None
     age_iso: str = ""
     sex: Sex | None = None
+    onset: Onset | None = None  # the disease's onset, else its earliest observed feature's
     diseases: list[str]  # gold disease ids (OMIM first when present)
     disease_labels: list[str] = Field(default_factory=list)
     genes: list[str] = Field(default_factory=list)
@@ -147,6 +158,30 @@ def duration_years(iso: str) -> float | None:
         return None
     y, mo, w, d = (float(g) if g else 0.0 for g in m.groups())
     return y + mo / 12.0 + w * 7.0 / 365.25 + d / 365.25
+
+
+def _onset(time: _TimeElement | None) -> Onset | None:
+    """An onset from a phenopacket time element: an HPO onset class, an age or a gestational age."""
+    if time is None:
+        return None
+    if time.ontologyClass is not None:
+        return onset_of_class(time.ontologyClass.id)
+    if time.age is not None and (years := duration_years(time.age.iso8601duration)) is not None:
+        return onset_at(years)
+    if time.gestationalAge is not None:
+        g = time.gestationalAge
+        return onset_at((g.weeks * 7 + g.days - 280) / 365.25)
+    return None
+
+
+def _case_onset(pp: _Phenopacket) -> Onset | None:
+    """When the illness began: the diagnosed disease's onset, else the earliest onset of an
+    observed feature (case reports give one or the other)."""
+    for d in pp.diseases:
+        if not d.excluded and (found := _onset(d.onset)) is not None:
+            return found
+    features = [o for f in pp.phenotypicFeatures if not f.excluded if (o := _onset(f.onset)) is not None]
+    return min(features, key=lambda o: (o.low_years, o.high_years)) if features else None
 
 
 _SEX = {"FEMALE": "female", "MALE": "male", "OTHER_SEX": "other", "UNKNOWN_SEX": "unknown"}
@@ -197,6 +232,7 @@ def _case(pp: _Phenopacket) -> Case | SkipReason:
         age_years=duration_years(iso) if iso else None,
         age_iso=iso,
         sex=_SEX.get(pp.subject.sex.upper()) if pp.subject.sex else None,
+        onset=_case_onset(pp),
         diseases=diseases,
         disease_labels=labels,
         genes=genes,

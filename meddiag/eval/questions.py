@@ -1,7 +1,7 @@
 """Turn an evaluation case into the questions the engine answers, and match its gold diagnosis.
 
 `vignette` writes what a clinician would type; `structured` gives the equivalent
-`PatientInput`. Both use only phenotypes, excluded phenotypes, age and sex — never the
+`PatientInput`. Both use only phenotypes, excluded phenotypes, age, sex and onset — never the
 diagnosis, and the gene only when asked (`genes=True`: the scenario of a clinician who
 already has a molecular finding, reported apart from the phenotype-only benchmark).
 """
@@ -67,12 +67,14 @@ def _lower(label: str) -> str:
 
 
 def vignette(case: Case, *, genes: bool = False) -> str:
-    """A clinician-style question from the case's finding labels, age and sex (never ids);
+    """A clinician-style question from the case's finding labels, age, sex and onset (never ids);
     with `genes`, the genes of the case's reported variants too."""
     age = age_phrase(case.age_years)
     noun = _noun(case.sex, case.age_years)
     who = "newborn" if age == "newborn" and noun in ("infant", "child") else f"{age} {noun}".strip()
     text = f"{_with_article(who)} presents with {_join([_lower(f.label) for f in case.observed])}."
+    if case.onset is not None:  # "Infantile onset.", "Onset at 3 years."
+        text += f" {case.onset.label[:1].upper()}{case.onset.label[1:]}."
     if case.excluded:
         pronoun = {"female": "She", "male": "He"}.get(case.sex or "", "The patient")
         text += f" {pronoun} has " + _join([f"no {_lower(f.label)}" for f in case.excluded]) + "."
@@ -89,6 +91,7 @@ def structured(case: Case, *, genes: bool = False) -> PatientInput:
         excluded=[f.id for f in case.excluded],
         age_years=case.age_years,
         sex=case.sex,
+        onset=case.onset,
         genes=list(case.genes) if genes else [],
     )
 

@@ -195,6 +195,7 @@ class RelationalSteps:
             [f.hpo_id for f in excluded(parsed)],
             age_years=parsed.age_years,
             sex=parsed.sex,
+            onset=parsed.onset,
             exclude_sources=frozenset(parsed.exclude_sources),
             candidates=None if candidates is None else list(candidates),
             genes=self.res.diseases_of_genes(parsed.variant_genes) if parsed.variant_genes else None,

@@ -29,7 +29,8 @@ from meddiag.knowledge.sources import packaged_sources
 
 # IS_A brings disease -> MONDO class links, which the ranker uses to borrow evidence within a
 # series; HAS_INHERITANCE lets it weigh an X-linked recessive disease in a female patient;
-# ASSOCIATED_GENE tells it which diseases have a known molecular cause.
+# ASSOCIATED_GENE tells it which diseases have a known molecular cause; HAS_ONSET how far a
+# disease's curated onset lies from the patient's.
 INDEX_PREDICATES: tuple[str, ...] = (
     "HAS_PHENOTYPE",
     "NOT_HAS_PHENOTYPE",

@@ -9,7 +9,7 @@ import re
 
 import streamlit as st
 
-from meddiag.engine.inputs import asked_about, lab_value_lines
+from meddiag.engine.inputs import asked_about, lab_value_lines, onset_line
 from meddiag.export import ask_result_json, ask_result_markdown
 from meddiag.reasoning.fallback import summarise_fallbacks
 from meddiag.schema import AskResult
@@ -44,6 +44,8 @@ def render_understanding(result: AskResult) -> None:
         st.caption(f"Understood findings: {present or 'none'}")
     if absent:  # published cases often list dozens of features checked and absent
         st.caption(f"Understood as absent: {absent}")
+    if (onset := onset_line(p)) is not None:
+        st.caption(f"Onset: {onset} (diseases whose curated onset lies far from it are lowered)")
     if p.lab_values:
         st.caption("Laboratory values read: " + "; ".join(lab_value_lines(p)))
     if p.variant_genes:

@@ -1,4 +1,4 @@
-"""The structured patient form: HPO findings searchable by label and synonym, age, sex, genes."""
+"""The structured patient form: HPO findings searchable by label and synonym, age, sex, onset, genes."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ import re
 
 import streamlit as st
 
+from meddiag.diagnosis.onset import ONSET_CLASSES, onset_of_class
 from meddiag.errors import MedDiagError
 from meddiag.schema import PatientInput
 from meddiag.service import MedDiagService
 from meddiag.ui.state import ASK_EXCLUDED, ASK_OBSERVED, ASK_TERM_OPTIONS
 
 SEXES = ["unknown", "female", "male", "other"]
+# HPO's onset classes, broad ones before their subclasses, in the order of life ("unknown": not given).
+ONSETS: dict[str, str] = {"unknown": ""} | {
+    label[:1].upper() + label[1:]: hpo_id for hpo_id, (label, _, _) in ONSET_CLASSES.items()
+}
 
 
 def term_option(hpo_id: str, label: str) -> str:
@@ -48,11 +53,17 @@ def render_patient_form(service: MedDiagService) -> PatientInput | None:
     options = _options(service, query)
     observed = st.multiselect("Observed findings", options, key=ASK_OBSERVED)
     excluded = st.multiselect("Excluded findings (checked and absent)", options, key=ASK_EXCLUDED)
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     age = left.number_input(
         "Age (years)", min_value=0.0, max_value=120.0, value=None, step=1.0, key="ask.age"
     )
-    sex = right.selectbox("Sex", SEXES, key="ask.sex")
+    sex = middle.selectbox("Sex", SEXES, key="ask.sex")
+    onset = right.selectbox(
+        "Onset",
+        list(ONSETS),
+        key="ask.onset",
+        help="When the illness began; diseases whose curated onset lies far from it are lowered.",
+    )
     genes = st.text_input(
         "Genes with a reported variant (optional)",
         key="ask.genes",
@@ -67,5 +78,6 @@ def render_patient_form(service: MedDiagService) -> PatientInput | None:
         excluded=[term_id(o) for o in excluded],
         age_years=age,
         sex=None if sex == "unknown" else sex,
+        onset=onset_of_class(ONSETS[onset]) if ONSETS[onset] else None,
         genes=named,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from meddiag.diagnosis.linking import PhraseLinker, fold_word, parse_age, reported_variants, sentence_spans
+from meddiag.diagnosis.onset import onset_at
 from meddiag.errors import InputError
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.sources import packaged_sources
@@ -107,6 +108,24 @@ def test_negation_does_not_leak_into_the_next_sentence(linker: PhraseLinker) -> 
 )
 def test_age_forms_become_years(text: str, years: float | None) -> None:
     assert parse_age(text) == years
+
+
+def test_the_onset_is_read_apart_from_the_age(linker: PhraseLinker) -> None:
+    parsed = linker.parse_question("A 6-year-old boy presents with seizures. Onset at 3 months.")
+    assert parsed.age_years == 6.0
+    assert parsed.onset is not None and parsed.onset.label == "onset at 3 months"
+    assert [f.hpo_id for f in parsed.findings] == ["HP:0001250"]  # the onset phrase is no finding
+    # with no age given, an age at onset is still not the patient's age
+    alone = linker.parse_question("A girl with seizures, onset at age 2 years.")
+    assert alone.age_years is None
+    assert alone.onset is not None and alone.onset.low_years == 2.0
+    assert linker.parse_question("A boy with seizures.").onset is None
+
+
+def test_a_structured_onset_wins_over_the_text(linker: PhraseLinker) -> None:
+    patient = PatientInput(observed=["HP:0001250"], onset=onset_at(10.0))
+    parsed = linker.parse_question("Infantile onset.", patient)
+    assert parsed.onset == onset_at(10.0)
 
 
 @pytest.mark.parametrize(

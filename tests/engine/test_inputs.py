@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.engine.inputs import asked_about, lab_value_lines, source_ids
+from meddiag.diagnosis.onset import onset_at, onset_of_class
+from meddiag.engine.inputs import asked_about, lab_value_lines, onset_line, source_ids
 from meddiag.errors import InputError
-from meddiag.schema import Finding, LabValue, ParsedQuestion
+from meddiag.schema import Finding, LabValue, Onset, ParsedQuestion
 from tests.ui.sample_case import SODIUM_WITHIN_RANGE
 
 
@@ -74,3 +75,15 @@ def test_lab_values_are_described_with_the_limit_and_the_finding_they_became() -
         "CK 20,000 U/L — high (above 300 U/L): Elevated circulating creatine kinase concentration",
         "sodium 140 — within 135–145 mmol/L",
     ]
+
+
+def test_the_onset_line_gives_a_class_its_ages_and_an_age_as_written() -> None:
+    def line(onset: Onset | None) -> str | None:
+        return onset_line(ParsedQuestion(text="q", kind="diagnosis", onset=onset))
+
+    assert line(None) is None
+    assert line(onset_at(3.0)) == "onset at 3 years"
+    assert line(onset_of_class("HP:0003593")) == "infantile onset (28 days to 1 year)"
+    assert line(onset_of_class("HP:0003581")) == "adult onset (from 16 years)"
+    assert line(onset_of_class("HP:0011461")) == "fetal onset (8 weeks of gestation to birth)"
+    assert line(onset_of_class("HP:0030674")) == "antenatal onset (conception to birth)"

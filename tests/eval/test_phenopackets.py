@@ -121,6 +121,37 @@ def test_diseases_block_is_the_fallback_diagnosis(tmp_path: Path) -> None:
     assert case.diseases == ["OMIM:100800"]
 
 
+def _onset_of(tmp_path: Path, doc: dict) -> tuple[float, float, str] | None:
+    (case,) = load_cases(write_jsonl(tmp_path, [json.dumps(doc)])).cases
+    return None if case.onset is None else (case.onset.low_years, case.onset.high_years, case.onset.label)
+
+
+def test_the_onset_is_the_diseases_else_the_earliest_observed_features(tmp_path: Path) -> None:
+    assert _onset_of(tmp_path, packet()) is None
+    doc = packet(
+        features=[
+            ("HP:0000348", "High forehead", False),
+            ("HP:0001250", "Seizure", False),
+            ("HP:0000243", "x", True),
+        ]
+    )
+    doc["phenotypicFeatures"][0]["onset"] = {"age": {"iso8601duration": "P2Y"}}
+    doc["phenotypicFeatures"][1]["onset"] = {
+        "ontologyClass": {"id": "HP:0003593", "label": "Infantile onset"}
+    }
+    doc["phenotypicFeatures"][2]["onset"] = {"gestationalAge": {"weeks": 20}}  # excluded: not an onset
+    assert _onset_of(tmp_path, doc) == pytest.approx((28 / 365.25, 1.0, "infantile onset"))
+    doc["diseases"] = [
+        {"term": {"id": "OMIM:147791", "label": "J"}, "onset": {"gestationalAge": {"weeks": 33, "days": 0}}}
+    ]
+    low, high, label = _onset_of(tmp_path, doc) or (0, 0, "")
+    assert low == high == pytest.approx((33 * 7 - 280) / 365.25)
+    assert label == "onset at 33 weeks of gestation"
+    # an onset class that names no age is no onset
+    doc["diseases"][0]["onset"] = {"ontologyClass": {"id": "HP:4000040", "label": "Puerpural onset"}}
+    assert _onset_of(tmp_path, doc) == pytest.approx((28 / 365.25, 1.0, "infantile onset"))
+
+
 def test_directory_and_single_file_load_alike(tmp_path: Path) -> None:
     folder = tmp_path / "packets"
     folder.mkdir()

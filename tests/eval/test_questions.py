@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import pytest
 
+from meddiag.diagnosis.onset import onset_at, onset_of_class, parse_onset
 from meddiag.eval.phenopackets import Case, Feature, duration_years
 from meddiag.eval.questions import age_phrase, gold_match, structured, vignette
+from meddiag.schema import Onset
 
 
 def case(age: str | None = "P6Y", sex: str | None = "female", excluded: bool = True) -> Case:
@@ -80,13 +82,33 @@ def test_age_phrase_counts_months_under_two_years() -> None:
     assert age_phrase(None) == ""
 
 
-def test_structured_input_carries_ids_age_and_sex_only() -> None:
+def test_structured_input_carries_ids_age_sex_and_onset_only() -> None:
     patient = structured(case())
     assert patient.observed == ["HP:0000348", "HP:0011220"]
     assert patient.excluded == ["HP:0000243", "HP:0005469"]
     assert patient.age_years == pytest.approx(6.0)
     assert patient.sex == "female"
+    assert patient.onset is None
     assert patient.genes == []
+    with_onset = case().model_copy(update={"onset": onset_at(0.25)})
+    assert structured(with_onset).onset == onset_at(0.25)
+
+
+@pytest.mark.parametrize(
+    ("onset", "sentence"),
+    [
+        (onset_of_class("HP:0003593"), "Infantile onset."),
+        (onset_at(3.0), "Onset at 3 years."),
+        (onset_at(0.0), "Onset at birth."),
+    ],
+)
+def test_vignette_states_the_onset_as_a_sentence_the_linker_reads_back(onset: Onset, sentence: str) -> None:
+    text = vignette(case().model_copy(update={"onset": onset}))
+    assert f"forehead. {sentence} She has" in text
+    read, _ = parse_onset(text)
+    assert read is not None
+    assert (read.low_years, read.high_years) == (onset.low_years, onset.high_years)
+    assert parse_onset(vignette(case()))[0] is None
 
 
 def test_gold_matches_through_equivalences() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from meddiag.diagnosis.onset import onset_of_class
 from meddiag.schema import (
     Agreement,
     AskResult,
@@ -197,6 +198,7 @@ def sample_result(*, channels: str = "both") -> AskResult:
                 Finding(hpo_id="HP:0001249", label="Intellectual disability", excluded=True),
             ],
             lab_values=[SODIUM_WITHIN_RANGE],
+            onset=onset_of_class("HP:0003593"),
         ),
         semantic=semantic,
         relational=relational,

@@ -73,12 +73,14 @@ def test_patient_form_searches_terms_by_synonym_and_sends_ids(fake_service):
     assert "Arachnodactyly · HP:0001166" in options
     at.multiselect(key="ask.observed").select("Arachnodactyly · HP:0001166").run()
     at.selectbox(key="ask.sex").select("male").run()
+    at.selectbox(key="ask.onset").select("Infantile onset").run()
     at.text_input(key="ask.genes").input(" FBN1, TGFBR2 ;").run()
     at.button(key="ask.submit").click().run()
     assert not at.exception
     patient = fake_service.asked[0]["patient"]
     assert patient.observed == ["HP:0001166"]
     assert patient.sex == "male"
+    assert patient.onset is not None and patient.onset.hpo_id == "HP:0003593"
     assert patient.genes == ["FBN1", "TGFBR2"]
 
 
@@ -98,6 +100,10 @@ def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):
     assert "Understood findings: Arachnodactyly (HP:0001166)" in captions
     assert "Understood as absent: Intellectual disability (HP:0001249)" in captions
     assert "Laboratory values read: sodium 140 — within 135–145 mmol/L" in captions
+    assert (
+        "Onset: infantile onset (28 days to 1 year) (diseases whose curated onset lies far from it are lowered)"
+        in captions
+    )
     labels = [e.label for e in at.expander]
     assert any(label.startswith("[1] passage profile/OMIM:154700") for label in labels)
     assert any(label.startswith("[3] triple (Homocystinuria <CBS>") for label in labels)
