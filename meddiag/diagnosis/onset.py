@@ -108,10 +108,13 @@ _CLASS_WORDS: tuple[tuple[str, str], ...] = (
     (r"juvenile|adolescen(?:ce|t)|teenage|teens", "HP:0003621"),
     (r"p(?:a)?ediatric", "HP:0410280"),
     (r"middle[- ]age(?:d)?|midlife", "HP:0003596"),
-    (r"late|old age|elderly", "HP:0003584"),
+    # "late" alone: "late onset" is HPO's onset after 60, "late childhood" is childhood
+    (r"late(?![\s-]+(?:child|infan|adolescen|juvenile|teen|young|first))|old age|elderly", "HP:0003584"),
     (r"adult(?:hood)?", "HP:0003581"),
 )
 _CLASS = "|".join(f"(?:{words})" for words, _ in _CLASS_WORDS)
+# "late childhood", "early infancy": a qualifier of a period that does not change its class
+_QUALIFIED = r"(?:(?:early|late)\s+(?=child|infan|adolescen|juvenile|teen))?"
 _CLASS_OF = [(re.compile(rf"^(?:{words})$", re.IGNORECASE), hpo_id) for words, hpo_id in _CLASS_WORDS]
 _BEGAN = r"(?:onset|began|begun|started|appeared|arose|manifested|(?:first )?noticed)"
 _UNIT = r"(year|yr|y|month|mo|week|wk|day|d)s?"
@@ -120,10 +123,27 @@ _UNIT = r"(year|yr|y|month|mo|week|wk|day|d)s?"
 _CLASS_ONSET = re.compile(rf"\b({_CLASS})[\s-]+onset\b", re.IGNORECASE)
 # "onset in infancy", "onset was congenital", "began during childhood", "onset at birth"
 _ONSET_IN_CLASS = re.compile(
-    rf"\b{_BEGAN}\s+(?:was\s+|is\s+|occurred\s+)?(?:(?:in|during|at|from|since)\s+)?(?:the\s+)?({_CLASS})\b",
+    rf"\b{_BEGAN}\s+(?:was\s+|is\s+|occurred\s+)?(?:(?:in|during|at|from|since)\s+)?(?:the\s+)?{_QUALIFIED}({_CLASS})\b",
     re.IGNORECASE,
 )
 _SINCE_BIRTH = re.compile(r"\b(?:since|from|present at)\s+birth\b", re.IGNORECASE)
+# "hypotonia since infancy", "from early childhood": nouns only ("from late" names no onset)
+_SINCE_PERIOD = re.compile(
+    r"\b(?:since|from)\s+(?:the\s+)?(?:(?:early|late)\s+)?"
+    r"(infancy|childhood|adolescence|(?:young\s+)?adulthood|(?:neonatal|newborn)\s+period|fetal\s+life)\b",
+    re.IGNORECASE,
+)
+# "onset of seizures at 3 months", "onset of symptoms in infancy": a preposition is required
+_ONSET_OF = r"onset\s+of(?:\s+[\w'-]+){1,5}?"
+_ONSET_OF_CLASS = re.compile(
+    rf"\b{_ONSET_OF}\s+(?:in|during|at|from|since)\s+(?:the\s+)?{_QUALIFIED}({_CLASS})\b",
+    re.IGNORECASE,
+)
+# "since the age of 2 years", "since age 3"
+_SINCE_AGE = re.compile(
+    rf"\bsince\s+(?:the\s+)?age\s+(?:of\s+)?{NUM}(?:[\s-]*(year|yr|y|month|mo|week|wk|day|d)s?)?\b",
+    re.IGNORECASE,
+)
 # "onset at 20 weeks of gestation"
 _GESTATION = re.compile(
     rf"\b{_BEGAN}\s+(?:was\s+)?(?:at|from|in)\s+{NUM}\s*(?:weeks?|wks?)\s+(?:of\s+)?(?:gestation|pregnancy)\b",
@@ -131,7 +151,7 @@ _GESTATION = re.compile(
 )
 # "onset at 3 years", "began at the age of 6 months", "age at onset: 2 years"
 _AT_AGE = re.compile(
-    rf"\b(?:{_BEGAN}\s+(?:was\s+)?(?:at|from|around|by)|age\s+(?:at|of)\s+onset(?:\s+was|:)?)\s+"
+    rf"\b(?:(?:{_BEGAN}|{_ONSET_OF})\s+(?:was\s+)?(?:at|from|around|by)|age\s+(?:at|of)\s+onset(?:\s+was|:)?)\s+"
     rf"(?:the\s+)?(?:age\s+(?:of\s+)?)?{NUM}(?:[\s-]*{_UNIT})?(?:\s+(?:of\s+age|old))?\b",
     re.IGNORECASE,
 )
@@ -162,10 +182,11 @@ def parse_onset(text: str) -> tuple[Onset | None, list[tuple[int, int]]]:
     for m in _GESTATION.finditer(text):
         weeks = _number(m.group(1))
         add(m, onset_at((weeks * 7 - 280) * _DAY))
-    for m in _AT_AGE.finditer(text):
-        unit = (m.group(2) or "year").lower()
-        add(m, onset_at(_number(m.group(1)) * UNIT_YEARS[unit]))
-    for pattern in (_CLASS_ONSET, _ONSET_IN_CLASS):
+    for pattern in (_AT_AGE, _SINCE_AGE):
+        for m in pattern.finditer(text):
+            unit = (m.group(2) or "year").lower()
+            add(m, onset_at(_number(m.group(1)) * UNIT_YEARS[unit]))
+    for pattern in (_CLASS_ONSET, _ONSET_IN_CLASS, _ONSET_OF_CLASS, _SINCE_PERIOD):
         for m in pattern.finditer(text):
             add(m, _class_onset(m.group(1)))
     for m in _SINCE_BIRTH.finditer(text):

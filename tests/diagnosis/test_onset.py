@@ -56,6 +56,11 @@ def test_an_onset_at_one_age_is_labelled_as_written_and_read_back(years: float, 
         ("present since birth", CONGENITAL),
         ("Young adult onset.", "HP:0011462"),  # not "adult onset"
         ("late young adult onset", "HP:0025710"),  # not "late onset"
+        ("onset in late childhood", CHILDHOOD),  # late childhood is childhood, not late onset
+        ("onset in late adulthood", "HP:0003584"),
+        ("hypotonia since infancy", INFANTILE),
+        ("seizures from early childhood", CHILDHOOD),
+        ("onset of symptoms during early infancy", INFANTILE),
     ],
 )
 def test_onset_classes_are_read_from_the_words_clinicians_use(text: str, hpo_id: str) -> None:
@@ -69,6 +74,8 @@ def test_ages_at_onset_are_read_with_their_units() -> None:
         ("began at the age of six months", 0.5),
         ("Age at onset: 2 years", 2.0),
         ("onset at age 4", 4.0),
+        ("onset of seizures at 3 months", 0.25),
+        ("hypotonia since the age of 2 years", 2.0),
     ]:
         onset, _ = parse_onset(text)
         assert onset is not None, text
@@ -83,7 +90,14 @@ def test_the_earliest_of_several_onsets_is_kept_and_every_phrase_is_located() ->
 
 
 def test_words_that_name_no_onset_are_left_alone() -> None:
-    for text in ["congenital heart defect", "A 6-year-old girl with seizures.", "late diagnosis", ""]:
+    for text in [
+        "congenital heart defect",
+        "A 6-year-old girl with seizures.",
+        "late diagnosis",
+        "hearing loss from late",
+        "onset of seizures in a 6-year-old",
+        "",
+    ]:
         assert parse_onset(text) == (None, [])
 
 
