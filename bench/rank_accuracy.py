@@ -161,17 +161,17 @@ def prepare(index: PhenotypeIndex, cases: Sequence[Case]) -> list[Prepared]:
 
 
 def as_read_from_vignettes(linker: PhraseLinker, cases: Sequence[Prepared]) -> list[Prepared]:
-    """The cases with the findings the linker reads from their vignettes in place of the
-    curated ones: what free text costs the ranker (the phrase index only, no embedding
+    """The cases with the findings (and onset) the linker reads from their vignettes in place
+    of the curated ones: what free text costs the ranker (the phrase index only, no embedding
     fallback). Prints how many cases keep exactly their curated findings."""
     out: list[Prepared] = []
     for p in cases:
-        found = linker.parse_question(vignette(p.case)).findings
+        parsed = linker.parse_question(vignette(p.case))
+        found = parsed.findings
         observed = [Feature(id=f.hpo_id, label=f.label) for f in found if not f.excluded]
         excluded = [Feature(id=f.hpo_id, label=f.label) for f in found if f.excluded]
-        out.append(
-            Prepared(p.case.model_copy(update={"observed": observed, "excluded": excluded}), p.gold, p.in_kb)
-        )
+        update = {"observed": observed, "excluded": excluded, "onset": parsed.onset}
+        out.append(Prepared(p.case.model_copy(update=update), p.gold, p.in_kb))
     same = [
         {f.id for f in a.case.observed} == {f.id for f in b.case.observed}
         and {f.id for f in a.case.excluded} == {f.id for f in b.case.excluded}
