@@ -82,7 +82,7 @@ def _months_log(years: np.ndarray | float) -> np.ndarray:
 def onset_gap(patient: Onset, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """How far the patient's onset range lies outside each disease onset range [low, high],
     in natural-log months (0 where they overlap): infantile vs congenital ≈ 0.65, childhood
-    vs congenital ≈ 2.6, adult vs childhood ≈ 2.8."""
+    vs congenital ≈ 2.6, adult vs childhood ≈ 1.2."""
     p_low, p_high = _months_log(patient.low_years), _months_log(patient.high_years)
     return np.maximum(0.0, np.maximum(_months_log(low) - p_high, p_low - _months_log(high)))
 
