@@ -253,6 +253,19 @@ by publication, leave-publication-out, on the development phenopackets — see
    borrowing (an empty profile taking its lender's), 47.1 / 59.0 / 69.6 % at 0.1, and a flat
    penalty for any gap beyond 0.3 / 0.7 / 1.5 log months, no better than the graded one in a
    re-ranking of each case's top 300.
+21. Rejected after measurement (in-KB, leave-publication-out, tuned defaults with item 20;
+   46.8 / 59.0 / 69.9 %, MRR 0.548). In the cases whose gold keeps every fact, the disease
+   ranked above it is the larger profile in 68 % of the misses, and one richly annotated
+   syndrome is first in 104 in-KB cases, never its own. So: `size_prior` counted on the
+   *visible* profile lifted top-1 to 47.2 % at -0.05 (top-10 69.9 %), but that rewards the
+   gold's profile for being thinned by the left-out publication (with everything visible
+   the half-or-fewer group fell 88.9 → 88.1 %); counted on every curated fact, so hiding
+   changes nothing, -0.025 / -0.05 / -0.1 gave 47.1 / 46.9 / 45.6 % top-1 and 68.8 / 67.8 /
+   65.4 % top-10. The disease → patient mean shrunk toward 0 by a pseudo-weight of
+   0.5 / 1 / 2 / 4 features (a profile of one matched feature scored as if certain):
+   46.6 / 46.4 / 46.2 / 45.2 % top-1. An excluded finding counted as "considered" only
+   through an ancestor holding at least 0.25 / 0.5 / 0.75 / 1 of its information content:
+   46.7 / 46.7 / 45.9 / 45.3 % top-1, top-10 69.6 / 69.3 / 69.7 / 69.9 %.
 
 Leaving sources out: facts whose every source is in `exclude_sources` are hidden at query
 time; the profiles that used them are re-scored from their remaining facts (no
