@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 CUTOFFS: tuple[int, ...] = (1, 3, 10)
@@ -35,6 +36,40 @@ def accuracy(ranks: Sequence[int | None], cutoffs: Sequence[int] = CUTOFFS) -> A
     top = {k: sum(1 for r in ranks if r is not None and r <= k) / n for k in cutoffs}
     mrr = sum(1.0 / r for r in ranks if r is not None) / n
     return Accuracy(n=n, top=top, mrr=mrr)
+
+
+def cluster_interval(
+    hits: Sequence[bool],
+    clusters: Sequence[str],
+    *,
+    draws: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """A bootstrap interval for the share of hits, resampling whole clusters.
+
+    Patients of one publication share its authors, its wording and often its diagnosis, so
+    they are not independent: resampling cases one by one would claim more certainty than a
+    new set of published cases can give. Clusters (publications) are drawn with replacement
+    and the hit share recomputed `draws` times; the interval spans the middle `level` of
+    those shares. Seeded, so a report is reproducible.
+    """
+    if len(hits) != len(clusters):
+        raise ValueError("hits and clusters must describe the same cases")
+    if not hits:
+        return (0.0, 0.0)
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie between 0 and 1; got {level}")
+    names = sorted(set(clusters))
+    of = {c: i for i, c in enumerate(names)}
+    idx = np.fromiter((of[c] for c in clusters), dtype=np.int64, count=len(clusters))
+    n_hit = np.bincount(idx, weights=np.asarray(hits, dtype=np.float64), minlength=len(names))
+    n_all = np.bincount(idx, minlength=len(names)).astype(np.float64)
+    picks = np.random.default_rng(seed).integers(0, len(names), size=(draws, len(names)))
+    shares = n_hit[picks].sum(axis=1) / n_all[picks].sum(axis=1)
+    tail = 100 * (1 - level) / 2
+    lo, hi = np.percentile(shares, [tail, 100 - tail])
+    return (float(lo), float(hi))
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -141,6 +141,12 @@ class Case(BaseModel):
         """The publications to leave out while this case is answered."""
         return frozenset(self.pmids)
 
+    @property
+    def publication(self) -> str:
+        """The publication the case is grouped by (its first PMID in sorted order; its own
+        id when it cites none): patients of one paper are not independent samples."""
+        return min(self.pmids, default=self.id)
+
 
 _DURATION = re.compile(
     r"^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?$"

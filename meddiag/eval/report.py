@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from meddiag.eval.metrics import Accuracy, Report, accuracy
+from meddiag.eval.metrics import Accuracy, Report, accuracy, cluster_interval
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 
 if TYPE_CHECKING:
@@ -39,6 +39,20 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
     return out
 
 
+def in_kb_intervals(records: Sequence[CaseRecord], publications: Sequence[str]) -> dict[str, list[float]]:
+    """95 % intervals of the in-KB top-1 and top-10 shares, resampling publications
+    (`metrics.cluster_interval`): how far another set of published cases could move them."""
+    if len(records) != len(publications):
+        raise ValueError("records and publications must describe the same cases")
+    pairs = [(r.rank, p) for r, p in zip(records, publications, strict=True) if r.in_kb]
+    clusters = [p for _, p in pairs]
+    out: dict[str, list[float]] = {}
+    for k in (1, 10):
+        lo, hi = cluster_interval([rank is not None and rank <= k for rank, _ in pairs], clusters)
+        out[f"top{k}"] = [round(lo, 4), round(hi, 4)]
+    return out
+
+
 def summary_dict(
     options: EvalOptions,
     metrics: Report,
@@ -48,6 +62,7 @@ def summary_dict(
     errors: int,
     knowledge_base: dict[str, str],
     by_own_share: dict[str, dict[str, float]] | None = None,
+    intervals: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
     """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
     another build or embedder are not comparable."""
@@ -68,6 +83,8 @@ def summary_dict(
         "p50_s": round(latency.p50, 4) if latency else 0.0,
         "p95_s": round(latency.p95, 4) if latency else 0.0,
     }
+    if intervals is not None:
+        out["ci95_in_kb"] = intervals
     if baseline is not None:
         out["baseline"] = {"name": "resnik-bma", **_metric_keys(baseline)}
     if by_own_share is not None:
@@ -107,6 +124,13 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
             f"{_pct(s['top1_in_kb'])} | {_pct(s['top3_in_kb'])} | {_pct(s['top10_in_kb'])} | "
             f"{s['mrr_in_kb']:.3f} |"
         )
+    ci = summary.get("ci95_in_kb")
+    if ci:
+        lines += [
+            "",
+            f"95 % intervals in KB, resampling publications: top-1 {_pct(ci['top1'][0])} to "
+            f"{_pct(ci['top1'][1])}, top-10 {_pct(ci['top10'][0])} to {_pct(ci['top10'][1])}.",
+        ]
     lines += [
         "",
         f"Latency p50 {summary['p50_s']:.3f} s, p95 {summary['p95_s']:.3f} s; "

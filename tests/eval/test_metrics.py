@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.eval.metrics import accuracy, latency, percentile, report
+from meddiag.eval.metrics import accuracy, cluster_interval, latency, percentile, report
 
 
 def test_topk_and_mrr_by_hand() -> None:
@@ -47,3 +47,28 @@ def test_report_splits_in_kb_cases_and_keeps_skips() -> None:
 def test_report_requires_matching_lengths() -> None:
     with pytest.raises(ValueError, match="same cases"):
         report([1], [True, False])
+
+
+def test_the_interval_holds_the_share_and_is_reproducible() -> None:
+    hits = [i % 5 < 2 for i in range(500)]  # 40 % hits
+    clusters = [f"paper{i}" for i in range(500)]
+    lo, hi = cluster_interval(hits, clusters, seed=3)
+    assert 0.0 <= lo < 0.4 < hi <= 1.0
+    assert cluster_interval(hits, clusters, seed=3) == (lo, hi)
+    assert cluster_interval([True] * 7, ["a"] * 3 + ["b"] * 4) == (1.0, 1.0)
+    assert cluster_interval([], []) == (0.0, 0.0)
+
+
+def test_patients_of_one_paper_widen_the_interval() -> None:
+    # The same 400 outcomes: 40 papers of 10 patients sharing their outcome, or 400 papers.
+    hits = [i // 10 % 2 == 0 for i in range(400)]
+    lo_1, hi_1 = cluster_interval(hits, [str(i) for i in range(400)])
+    lo_10, hi_10 = cluster_interval(hits, [str(i // 10) for i in range(400)])
+    assert hi_10 - lo_10 > 2 * (hi_1 - lo_1)
+
+
+def test_interval_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="same cases"):
+        cluster_interval([True], [])
+    with pytest.raises(ValueError, match="level"):
+        cluster_interval([True], ["a"], level=1.5)

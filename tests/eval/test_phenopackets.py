@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from meddiag.errors import InputError
-from meddiag.eval.phenopackets import duration_years, load_cases
+from meddiag.eval.phenopackets import Case, duration_years, load_cases
 
 
 def packet(
@@ -70,6 +70,13 @@ def test_valid_case_keeps_the_fields_the_evaluation_uses(tmp_path: Path) -> None
     assert case.genes == ["ETS1"]
     assert case.pmids == ["PMID:15266616"]
     assert case.sources == frozenset({"PMID:15266616"})
+    assert case.publication == "PMID:15266616"
+
+
+def test_a_case_is_grouped_by_its_first_paper_or_else_by_itself() -> None:
+    base = {"id": "c1", "observed": [], "diseases": ["OMIM:1"]}
+    assert Case(**base, pmids=["PMID:9", "PMID:10"]).publication == "PMID:10"
+    assert Case(**base).publication == "c1"
 
 
 def test_a_feature_listed_twice_counts_once_and_observed_wins_over_excluded(tmp_path: Path) -> None:

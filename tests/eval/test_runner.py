@@ -102,6 +102,11 @@ def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagServi
         "build_id": manifest.build_id,
     }
     assert f"embedder {manifest.embedder.name}" in report.markdown
+    # Two in-KB cases from two papers: each interval spans the shares a resample can give.
+    for k in ("top1", "top10"):
+        lo, hi = s["ci95_in_kb"][k]
+        assert 0.0 <= lo <= s[f"{k}_in_kb"] <= hi <= 1.0
+    assert "95 % intervals in KB, resampling publications: top-1" in report.markdown
 
 
 @pytest.mark.parametrize("limit", [0, -2])
