@@ -51,7 +51,7 @@ from meddiag.diagnosis.ranking import (
 )
 from meddiag.diagnosis.text_scoring import score_passages
 from meddiag.eval.baseline import baseline_index
-from meddiag.eval.metrics import accuracy
+from meddiag.eval.metrics import accuracy, cluster_interval
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 from meddiag.eval.phenopackets import Case, Feature, load_cases
 from meddiag.eval.questions import gold_match, vignette
@@ -240,6 +240,16 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
     print(f"{label:<30} all   ties-against {accuracy(pessimistic(ranks)).line()}")
     print(f"{'':<30} in-KB ties-against {accuracy(pessimistic(kb)).line()}")
     print(f"{'':<30} in-KB ties-for     {accuracy(optimistic(kb)).line()}")
+    # How far another set of published cases could move the in-KB figures (`meddiag eval`'s
+    # `ci95_in_kb`): publications resampled whole.
+    pubs = [p.case.publication for p in cases if p.in_kb]
+    spans = [cluster_interval([r is not None and r <= k for r in pessimistic(kb)], pubs) for k in (1, 10)]
+    print(
+        f"{'':<30} in-KB 95 % interval, resampling publications: "
+        + "  ".join(
+            f"top-{k} {100 * lo:.1f}-{100 * hi:.1f}%" for k, (lo, hi) in zip((1, 10), spans, strict=True)
+        )
+    )
 
 
 def hidden_share_group(index: PhenotypeIndex, p: Prepared) -> str:
@@ -297,14 +307,14 @@ def cross_validate(
     searches a seeded sample of `train_cases` of its training cases (0: all of them).
     """
     in_kb = [p for p in cases if p.in_kb]
-    pubs = sorted({min(p.case.pmids, default=p.case.id) for p in in_kb})
+    pubs = sorted({p.case.publication for p in in_kb})
     random.Random(seed).shuffle(pubs)
     fold_of = {pub: i % folds for i, pub in enumerate(pubs)}
     held_ranks: Ranks = []
     held_cases: list[Prepared] = []
     for k in range(folds):
-        train = [p for p in in_kb if fold_of[min(p.case.pmids, default=p.case.id)] != k]
-        test = [p for p in in_kb if fold_of[min(p.case.pmids, default=p.case.id)] == k]
+        train = [p for p in in_kb if fold_of[p.case.publication] != k]
+        test = [p for p in in_kb if fold_of[p.case.publication] == k]
         n_train = len(train) if train_cases <= 0 else min(len(train), train_cases)
         sample = random.Random(seed + k).sample(train, n_train)
         params = coordinate_search(index, sample)

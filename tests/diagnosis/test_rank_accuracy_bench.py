@@ -118,3 +118,22 @@ def test_the_cache_builds_again_for_other_code_and_drops_the_older_pickle(tmp_pa
     assert bench._cached("links", build("new")) == "new"  # edited code: built again
     assert builds == ["old", "new"]
     assert [p.name for p in tmp_path.iterdir()] == ["links-bbb.pkl"]
+
+
+def test_the_figures_come_with_an_interval_over_publications(
+    tiny_index: PhenotypeIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load_bench("rank_accuracy")
+    cases = [
+        bench.Prepared(
+            Case(id=f"c{i}", observed=[Feature(id=CATARACT, label="Cataract")], diseases=["OMIM:1"],
+                 pmids=[f"PMID:{i % 2}"]),
+            [tiny_index.profile_index["OMIM:1"]],
+            True,
+        )
+        for i in range(4)
+    ]  # fmt: skip
+    # Two papers: one whose two patients rank the gold first, one whose two miss the top ten.
+    bench.show("ranker", [(1, 1), (11, 11), (1, 1), (11, 11)], cases)
+    out = capsys.readouterr().out
+    assert "in-KB 95 % interval, resampling publications: top-1 0.0-100.0%  top-10 0.0-100.0%" in out
