@@ -51,7 +51,7 @@ from meddiag.diagnosis.ranking import (
 )
 from meddiag.diagnosis.text_scoring import score_passages
 from meddiag.eval.baseline import baseline_index
-from meddiag.eval.metrics import accuracy, cluster_interval
+from meddiag.eval.metrics import accuracy, cluster_interval, cluster_mean
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 from meddiag.eval.phenopackets import Case, Feature, load_cases
 from meddiag.eval.questions import gold_match, vignette
@@ -249,6 +249,10 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
         + "  ".join(
             f"top-{k} {100 * lo:.1f}-{100 * hi:.1f}%" for k, (lo, hi) in zip((1, 10), spans, strict=True)
         )
+    )
+    means = [cluster_mean([r is not None and r <= k for r in pessimistic(kb)], pubs) for k in (1, 10)]
+    print(
+        f"{'':<30} in-KB, each publication weighing one: top-1 {100 * means[0]:.1f}%  top-10 {100 * means[1]:.1f}%"
     )
 
 

@@ -72,6 +72,17 @@ def cluster_interval(
     return (float(lo), float(hi))
 
 
+def cluster_mean(hits: Sequence[bool], clusters: Sequence[str]) -> float:
+    """The share of hits with each cluster (publication) weighing one, however many cases it
+    has: a cohort of hundreds of patients with one diagnosis then counts as one paper."""
+    if len(hits) != len(clusters):
+        raise ValueError("hits and clusters must describe the same cases")
+    per: dict[str, list[bool]] = {}
+    for hit, cluster in zip(hits, clusters, strict=True):
+        per.setdefault(cluster, []).append(hit)
+    return sum(sum(v) / len(v) for v in per.values()) / len(per) if per else 0.0
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The q-th percentile (0..100) by linear interpolation between closest ranks."""
     if not values:

@@ -137,3 +137,4 @@ def test_the_figures_come_with_an_interval_over_publications(
     bench.show("ranker", [(1, 1), (11, 11), (1, 1), (11, 11)], cases)
     out = capsys.readouterr().out
     assert "in-KB 95 % interval, resampling publications: top-1 0.0-100.0%  top-10 0.0-100.0%" in out
+    assert "in-KB, each publication weighing one: top-1 50.0%  top-10 50.0%" in out

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.eval.metrics import accuracy, cluster_interval, latency, percentile, report
+from meddiag.eval.metrics import accuracy, cluster_interval, cluster_mean, latency, percentile, report
 
 
 def test_topk_and_mrr_by_hand() -> None:
@@ -72,3 +72,13 @@ def test_interval_arguments_are_checked() -> None:
         cluster_interval([True], [])
     with pytest.raises(ValueError, match="level"):
         cluster_interval([True], ["a"], level=1.5)
+
+
+def test_each_publication_weighs_one_in_the_cluster_mean() -> None:
+    # a cohort of 8 patients all missed, two single-patient papers both hit: 2/3 per paper
+    hits = [False] * 8 + [True, True]
+    clusters = ["cohort"] * 8 + ["a", "b"]
+    assert cluster_mean(hits, clusters) == pytest.approx(2 / 3)
+    assert cluster_mean([], []) == 0.0
+    with pytest.raises(ValueError, match="same cases"):
+        cluster_mean([True], [])
