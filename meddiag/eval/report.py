@@ -6,7 +6,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from meddiag.eval.metrics import Accuracy, Report, accuracy, cluster_interval
+from pydantic import BaseModel
+
+from meddiag.eval.metrics import Accuracy, Report, accuracy, cluster_interval, cluster_mean
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 
 if TYPE_CHECKING:
@@ -39,18 +41,30 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
     return out
 
 
-def in_kb_intervals(records: Sequence[CaseRecord], publications: Sequence[str]) -> dict[str, list[float]]:
-    """95 % intervals of the in-KB top-1 and top-10 shares, resampling publications
-    (`metrics.cluster_interval`): how far another set of published cases could move them."""
+class PublicationFigures(BaseModel):
+    """In-KB top-1 and top-10 seen through the publications the cases come from."""
+
+    publications: int
+    ci95: dict[str, list[float]]  # "top1"/"top10" -> [low, high], publications resampled whole
+    per_publication: dict[str, float]  # "top1"/"top10" with each publication weighing one
+
+
+def by_publication(records: Sequence[CaseRecord], publications: Sequence[str]) -> PublicationFigures:
+    """How far another set of published cases could move the in-KB figures
+    (`metrics.cluster_interval`), and the figures with each publication weighing one
+    (`metrics.cluster_mean`): cohorts of one paper are not independent patients."""
     if len(records) != len(publications):
         raise ValueError("records and publications must describe the same cases")
     pairs = [(r.rank, p) for r, p in zip(records, publications, strict=True) if r.in_kb]
     clusters = [p for _, p in pairs]
-    out: dict[str, list[float]] = {}
+    ci95: dict[str, list[float]] = {}
+    per: dict[str, float] = {}
     for k in (1, 10):
-        lo, hi = cluster_interval([rank is not None and rank <= k for rank, _ in pairs], clusters)
-        out[f"top{k}"] = [round(lo, 4), round(hi, 4)]
-    return out
+        hits = [rank is not None and rank <= k for rank, _ in pairs]
+        lo, hi = cluster_interval(hits, clusters)
+        ci95[f"top{k}"] = [round(lo, 4), round(hi, 4)]
+        per[f"top{k}"] = round(cluster_mean(hits, clusters), 4)
+    return PublicationFigures(publications=len(set(clusters)), ci95=ci95, per_publication=per)
 
 
 def summary_dict(
@@ -62,7 +76,7 @@ def summary_dict(
     errors: int,
     knowledge_base: dict[str, str],
     by_own_share: dict[str, dict[str, float]] | None = None,
-    intervals: dict[str, list[float]] | None = None,
+    publications: PublicationFigures | None = None,
 ) -> dict[str, Any]:
     """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
     another build or embedder are not comparable."""
@@ -83,8 +97,10 @@ def summary_dict(
         "p50_s": round(latency.p50, 4) if latency else 0.0,
         "p95_s": round(latency.p95, 4) if latency else 0.0,
     }
-    if intervals is not None:
-        out["ci95_in_kb"] = intervals
+    if publications is not None:
+        out["publications_in_kb"] = publications.publications
+        out["ci95_in_kb"] = publications.ci95
+        out["per_publication_in_kb"] = publications.per_publication
     if baseline is not None:
         out["baseline"] = {"name": "resnik-bma", **_metric_keys(baseline)}
     if by_own_share is not None:
@@ -130,6 +146,13 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
             "",
             f"95 % intervals in KB, resampling publications: top-1 {_pct(ci['top1'][0])} to "
             f"{_pct(ci['top1'][1])}, top-10 {_pct(ci['top10'][0])} to {_pct(ci['top10'][1])}.",
+        ]
+    per = summary.get("per_publication_in_kb")
+    if per:
+        lines += [
+            "",
+            f"In KB with each of the {summary['publications_in_kb']} publications weighing one: "
+            f"top-1 {_pct(per['top1'])}, top-10 {_pct(per['top10'])}.",
         ]
     lines += [
         "",

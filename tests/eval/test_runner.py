@@ -107,6 +107,8 @@ def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagServi
         lo, hi = s["ci95_in_kb"][k]
         assert 0.0 <= lo <= s[f"{k}_in_kb"] <= hi <= 1.0
     assert "95 % intervals in KB, resampling publications: top-1" in report.markdown
+    assert s["publications_in_kb"] == 2 and set(s["per_publication_in_kb"]) == {"top1", "top10"}
+    assert "In KB with each of the 2 publications weighing one: top-1" in report.markdown
 
 
 @pytest.mark.parametrize("limit", [0, -2])
