@@ -49,7 +49,10 @@ def load_runs(paths: Sequence[Path]) -> list[FusedCase]:
                 scores = (result.get("synthesis") or {}).get("channel_scores") or {}
                 if not record["in_kb"] or not scores:
                     continue
-                sources = sorted(result.get("excluded_sources") or [record["case_id"]])
+                # A full-protocol run leaves nothing out: the record's own publications group it.
+                sources = sorted(
+                    record.get("publications") or result.get("excluded_sources") or [record["case_id"]]
+                )
                 cases[record["case_id"]] = FusedCase(
                     case_id=record["case_id"],
                     publication=sources[0],

@@ -91,6 +91,8 @@ class EvalOptions(BaseModel):
 class CaseRecord(BaseModel):
     case_id: str
     gold: list[str]
+    # The case's publications (PMIDs), whatever the protocol: studies of a run group by them.
+    publications: list[str] = Field(default_factory=list)
     gold_labels: list[str] = Field(default_factory=list)
     in_kb: bool
     question: str
@@ -179,6 +181,7 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
         return CaseRecord(
             case_id=case.id,
             gold=match.ids,
+            publications=sorted(case.pmids),
             gold_labels=case.disease_labels,
             in_kb=match.in_kb,
             question=question,
@@ -199,6 +202,7 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
     return CaseRecord(
         case_id=case.id,
         gold=match.ids,
+        publications=sorted(case.pmids),
         gold_labels=case.disease_labels,
         in_kb=match.in_kb,
         question=question,

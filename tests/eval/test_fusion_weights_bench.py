@@ -44,3 +44,18 @@ def test_ranks_follow_the_weight_and_text_only_rows_stay_below(tmp_path: Path) -
     assert [bench.gold_rank(cases["c2"], w) for w in (0.0, 1.0)] == [3, 3]
     picks, held = bench.cross_validate(list(cases.values()), [0.0, 1.0], folds=2, seed=0)
     assert len(picks) == 2 and held.n == 2
+
+
+def test_cases_group_by_their_publications_even_when_nothing_was_left_out(tmp_path: Path) -> None:
+    bench = load_bench("fusion_weights")
+    rows = []
+    for case_id, pubs in (("c1", ["PMID:7"]), ("c2", ["PMID:7"]), ("c3", [])):
+        record = json.loads(_row(case_id, "PMID:9", "OMIM:1", {"OMIM:1": 1.0}, {}))
+        record["record"]["result"]["excluded_sources"] = []  # the full protocol
+        record["record"]["publications"] = pubs
+        rows.append(json.dumps(record))
+    runs = tmp_path / "cases.jsonl"
+    runs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    cases = {c.case_id: c for c in bench.load_runs([runs])}
+    # c3 names no publication (an older record): it falls back to its own id
+    assert {k: c.publication for k, c in cases.items()} == {"c1": "PMID:7", "c2": "PMID:7", "c3": "c3"}
