@@ -51,7 +51,7 @@ from meddiag.diagnosis.ranking import (
 )
 from meddiag.diagnosis.text_scoring import score_passages
 from meddiag.eval.baseline import baseline_index
-from meddiag.eval.metrics import accuracy, cluster_interval, cluster_mean
+from meddiag.eval.metrics import accuracy, publication_figures
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 from meddiag.eval.phenopackets import Case, Feature, load_cases
 from meddiag.eval.questions import gold_match, vignette
@@ -241,18 +241,16 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
     print(f"{'':<30} in-KB ties-against {accuracy(pessimistic(kb)).line()}")
     print(f"{'':<30} in-KB ties-for     {accuracy(optimistic(kb)).line()}")
     # How far another set of published cases could move the in-KB figures (`meddiag eval`'s
-    # `ci95_in_kb`): publications resampled whole.
-    pubs = [p.case.publication for p in cases if p.in_kb]
-    spans = [cluster_interval([r is not None and r <= k for r in pessimistic(kb)], pubs) for k in (1, 10)]
-    print(
-        f"{'':<30} in-KB 95 % interval, resampling publications: "
-        + "  ".join(
-            f"top-{k} {100 * lo:.1f}-{100 * hi:.1f}%" for k, (lo, hi) in zip((1, 10), spans, strict=True)
-        )
+    # `ci95_in_kb`), and the figures with each publication weighing one.
+    figures = publication_figures(pessimistic(kb), [p.case.publication for p in cases if p.in_kb])
+    spans = "  ".join(
+        f"top-{k} {100 * figures.ci95[f'top{k}'][0]:.1f}-{100 * figures.ci95[f'top{k}'][1]:.1f}%"
+        for k in (1, 10)
     )
-    means = [cluster_mean([r is not None and r <= k for r in pessimistic(kb)], pubs) for k in (1, 10)]
+    print(f"{'':<30} in-KB 95 % interval, resampling publications: {spans}")
+    per = figures.per_publication
     print(
-        f"{'':<30} in-KB, each publication weighing one: top-1 {100 * means[0]:.1f}%  top-10 {100 * means[1]:.1f}%"
+        f"{'':<30} in-KB, each publication weighing one: top-1 {100 * per['top1']:.1f}%  top-10 {100 * per['top10']:.1f}%"
     )
 
 

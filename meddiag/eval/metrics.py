@@ -83,6 +83,29 @@ def cluster_mean(hits: Sequence[bool], clusters: Sequence[str]) -> float:
     return sum(sum(v) / len(v) for v in per.values()) / len(per) if per else 0.0
 
 
+class PublicationFigures(BaseModel):
+    """Top-k shares seen through the publications the cases come from."""
+
+    publications: int
+    ci95: dict[str, list[float]]  # "top1"/"top10" -> [low, high], publications resampled whole
+    per_publication: dict[str, float]  # "top1"/"top10" with each publication weighing one
+
+
+def publication_figures(
+    ranks: Sequence[int | None], publications: Sequence[str], cutoffs: Sequence[int] = (1, 10)
+) -> PublicationFigures:
+    """`cluster_interval` and `cluster_mean` of the top-k shares, the publications as clusters."""
+    if len(ranks) != len(publications):
+        raise ValueError("ranks and publications must describe the same cases")
+    ci95: dict[str, list[float]] = {}
+    per: dict[str, float] = {}
+    for k in cutoffs:
+        hits = [r is not None and r <= k for r in ranks]
+        ci95[f"top{k}"] = list(cluster_interval(hits, publications))
+        per[f"top{k}"] = cluster_mean(hits, publications)
+    return PublicationFigures(publications=len(set(publications)), ci95=ci95, per_publication=per)
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The q-th percentile (0..100) by linear interpolation between closest ranks."""
     if not values:

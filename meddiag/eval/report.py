@@ -6,9 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
-from meddiag.eval.metrics import Accuracy, Report, accuracy, cluster_interval, cluster_mean
+from meddiag.eval.metrics import Accuracy, PublicationFigures, Report, accuracy, publication_figures
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 
 if TYPE_CHECKING:
@@ -41,30 +39,20 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
     return out
 
 
-class PublicationFigures(BaseModel):
-    """In-KB top-1 and top-10 seen through the publications the cases come from."""
-
-    publications: int
-    ci95: dict[str, list[float]]  # "top1"/"top10" -> [low, high], publications resampled whole
-    per_publication: dict[str, float]  # "top1"/"top10" with each publication weighing one
-
-
 def by_publication(records: Sequence[CaseRecord], publications: Sequence[str]) -> PublicationFigures:
-    """How far another set of published cases could move the in-KB figures
-    (`metrics.cluster_interval`), and the figures with each publication weighing one
-    (`metrics.cluster_mean`): cohorts of one paper are not independent patients."""
+    """How far another set of published cases could move the in-KB figures, and the figures
+    with each publication weighing one (`metrics.publication_figures`): cohorts of one paper
+    are not independent patients."""
     if len(records) != len(publications):
         raise ValueError("records and publications must describe the same cases")
     pairs = [(r.rank, p) for r, p in zip(records, publications, strict=True) if r.in_kb]
-    clusters = [p for _, p in pairs]
-    ci95: dict[str, list[float]] = {}
-    per: dict[str, float] = {}
-    for k in (1, 10):
-        hits = [rank is not None and rank <= k for rank, _ in pairs]
-        lo, hi = cluster_interval(hits, clusters)
-        ci95[f"top{k}"] = [round(lo, 4), round(hi, 4)]
-        per[f"top{k}"] = round(cluster_mean(hits, clusters), 4)
-    return PublicationFigures(publications=len(set(clusters)), ci95=ci95, per_publication=per)
+    figures = publication_figures([rank for rank, _ in pairs], [p for _, p in pairs])
+    return figures.model_copy(
+        update={
+            "ci95": {k: [round(x, 4) for x in span] for k, span in figures.ci95.items()},
+            "per_publication": {k: round(v, 4) for k, v in figures.per_publication.items()},
+        }
+    )
 
 
 def summary_dict(
