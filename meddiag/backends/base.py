@@ -420,13 +420,15 @@ class QueryScope:
     # -- graph lookups
 
     def entities(self, ids: Iterable[str]) -> dict[str, Entity]:
-        missing = [i for i in dict.fromkeys(ids) if i not in self._entities]
+        # `ids` is read twice, so a one-shot iterator (a generator) is materialised first.
+        wanted = list(dict.fromkeys(ids))
+        missing = [i for i in wanted if i not in self._entities]
         if missing:
             with self.stages.stage("graph"):
                 found = self.kb.graph.get_many(missing)
             for i in missing:
                 self._entities[i] = found.get(i)
-        return {i: e for i in ids if (e := self._entities.get(i)) is not None}
+        return {i: e for i in wanted if (e := self._entities.get(i)) is not None}
 
     def entity(self, entity_id: str) -> Entity | None:
         return self.entities([entity_id]).get(entity_id)
@@ -508,8 +510,9 @@ class QueryScope:
     # -- conversion to wire types
 
     def names(self, ids: Iterable[str]) -> dict[str, str]:
-        found = self.entities(ids)
-        return {i: (found[i].name if i in found else i) for i in ids}
+        wanted = list(dict.fromkeys(ids))
+        found = self.entities(wanted)
+        return {i: (found[i].name if i in found else i) for i in wanted}
 
 
 def predicate_phrase(predicate: str) -> str:

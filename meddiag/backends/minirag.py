@@ -35,6 +35,7 @@ from meddiag.backends.base import (
     Rendered,
     ScoredChunk,
     ScoredEntity,
+    ScoredRelation,
     fit_budget,
     passages,
     to_kg_entity,
@@ -58,21 +59,17 @@ class Path:
     score: float
 
 
-def _other(rel: Relation, node: str) -> str:
-    return rel.object if rel.subject == node else rel.subject
-
-
 def neighbours(scope: QueryScope, node: str) -> dict[str, Relation]:
     out: dict[str, Relation] = {}
     for rel in scope.relations(node):
-        other = _other(rel, node)
+        other = rel.object if rel.subject == node else rel.subject
         if other != node:
             out.setdefault(other, rel)
     return out
 
 
 def reasoning_paths(
-    scope: QueryScope, starts: Sequence[str], answer_type: str, votes: dict[str, float]
+    scope: QueryScope, starts: Sequence[str], answer_type: str, votes: Sequence[ScoredRelation]
 ) -> list[Path]:
     """Scored paths of ≤ 2 hops out of the start nodes, best first.
 
@@ -86,14 +83,20 @@ def reasoning_paths(
     types = {i: e.type for i, e in scope.entities({n for adj in adjacency.values() for n in adj}).items()}
     type_of = types.get
 
-    # Thousands of paths share a few hundred relations: look each one's vote up once
-    # (`Relation.key` formats a string per call). Relations stay referenced by the scope.
+    # Thousands of paths share a few hundred relations, and only the few the relationship
+    # search returned carry a vote: an edge with neither end among theirs scores 0 without
+    # reading the relation, and the others are looked up once (`Relation.key` formats a
+    # string per call). Relations stay referenced by the scope, so their ids are stable.
+    by_key = {r.relation.key: r.score for r in votes}
+    voted_nodes = {n for r in votes for n in (r.relation.subject, r.relation.object)}
     vote_of: dict[int, float] = {}
 
-    def vote(rel: Relation) -> float:
+    def vote(rel: Relation, x: str, y: str) -> float:
+        if x not in voted_nodes and y not in voted_nodes:
+            return 0.0
         found = vote_of.get(id(rel))
         if found is None:
-            found = vote_of[id(rel)] = votes.get(rel.key, 0.0) if votes else 0.0
+            found = vote_of[id(rel)] = by_key.get(rel.key, 0.0)
         return found
 
     keys: list[tuple[float, int, tuple[str, ...], int]] = []
@@ -106,7 +109,7 @@ def reasoning_paths(
     for t, adj in adjacency.items():
         for a in adj:
             holders[a].append(t)
-    voted = {s: {a: vote(rel) for a, rel in adj.items()} for s, adj in adjacency.items()}
+    voted = {s: {a: vote(rel, s, a) for a, rel in adj.items()} for s, adj in adjacency.items()}
     for s, adj in adjacency.items():
         for a, rel in adj.items():
             v = voted[s][a]
@@ -122,7 +125,9 @@ def reasoning_paths(
                     score = 2 + on_start + typed + (v + voted[t][a])
                     add_key((-score, 2, (s, a, t), len(relations)))
                     add_relations((rel, adjacency[t][a]))
-    # two hops through small intermediates that are not answers themselves
+    # two hops through small intermediates that are not answers themselves; an intermediate
+    # several start nodes share is read once: its answer-type neighbours and their votes
+    answers_beyond: dict[str, list[tuple[str, Relation, float]]] = {}
     expansions = 0
     for s, adj in adjacency.items():
         middles = [a for a in adj if a not in start_set and type_of(a) != answer_type]
@@ -131,13 +136,17 @@ def reasoning_paths(
                 break
             expansions += 1
             rel = adj[a]
-            v = vote(rel)
-            far = neighbours(scope, a)
-            far_types = {i: e.type for i, e in scope.entities(far).items()}
-            types.update(far_types)
-            for b, rel2 in far.items():
-                if b not in start_set and b != s and far_types.get(b) == answer_type:
-                    add_key((-(1 + 1.0 + (v + vote(rel2))), 2, (s, a, b), len(relations)))
+            v = vote(rel, s, a)
+            beyond = answers_beyond.get(a)
+            if beyond is None:
+                far = neighbours(scope, a)
+                types.update((i, e.type) for i, e in scope.entities(far).items())
+                beyond = answers_beyond[a] = [
+                    (b, rel2, vote(rel2, a, b)) for b, rel2 in far.items() if type_of(b) == answer_type
+                ]
+            for b, rel2, v2 in beyond:
+                if b not in start_set and b != s:
+                    add_key((-(1 + 1.0 + (v + v2)), 2, (s, a, b), len(relations)))
                     add_relations((rel, rel2))
     return [Path(nodes, relations[i], -neg) for neg, _, nodes, i in heapq.nsmallest(MAX_PATHS, keys)]
 
@@ -202,7 +211,7 @@ class MiniRAG(Backend):
         starts = scope.low_level_entities(req.top_k)[: max(MAX_START_NODES, len(req.seeds))]
         start_ids = [s.entity.id for s in starts]
         # 2. relationship vectors vote; paths scored by query entities and answer type
-        votes = {r.relation.key: r.score for r in scope.relation_hits(scope.high_text, req.top_k)}
+        votes = scope.relation_hits(scope.high_text, req.top_k)
         with scope.stages.stage("paths"):
             paths = reasoning_paths(scope, start_ids, answer_type, votes)
         path_ids = {n for p in paths for n in p.nodes}

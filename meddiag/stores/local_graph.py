@@ -139,6 +139,7 @@ class LocalGraphStore:
         self._g: nx.MultiDiGraph = nx.MultiDiGraph()
         self._adjacency: Adjacency | None = None
         self._names: NameIndex | None = None
+        self._by_id: dict[str, Entity] | None = None
         self._index_lock = threading.Lock()  # builds each read index once when threads race
         if path is not None and path.is_file():
             self._load(path)
@@ -185,7 +186,7 @@ class LocalGraphStore:
     # ------------------------------------------------------------------ writing
 
     def upsert_entities(self, entities: Iterable[Entity]) -> int:
-        self._adjacency = self._names = None
+        self._adjacency = self._names = self._by_id = None
         n = 0
         for entity in entities:
             self._g.add_node(entity.id, entity=entity)
@@ -204,7 +205,7 @@ class LocalGraphStore:
 
     def clear(self) -> None:
         self._g.clear()
-        self._adjacency = self._names = None
+        self._adjacency = self._names = self._by_id = None
 
     def _lazy(self, attr: str, build: Callable[[], T]) -> T:
         """`self.<attr>`, built once under the lock on first read after a change (which clears it)."""
@@ -226,13 +227,16 @@ class LocalGraphStore:
 
     # ------------------------------------------------------------------ reading
 
+    def _entities_by_id(self) -> dict[str, Entity]:
+        """Entity by id, built on first read after a change: a query looks up thousands."""
+        return self._lazy("_by_id", lambda: dict(self._g.nodes(data="entity")))
+
     def get(self, entity_id: str) -> Entity | None:
-        node = self._g.nodes.get(entity_id)
-        return node["entity"] if node else None
+        return self._entities_by_id().get(entity_id)
 
     def get_many(self, entity_ids: Iterable[str]) -> dict[str, Entity]:
-        nodes = self._g.nodes
-        return {i: nodes[i]["entity"] for i in entity_ids if i in nodes}
+        by_id = self._entities_by_id()
+        return {i: e for i in entity_ids if (e := by_id.get(i)) is not None}
 
     def iter_entities(self, types: Sequence[str] | None = None) -> Iterator[Entity]:
         """Every entity (of `types`), for building in-memory indexes once per process."""
