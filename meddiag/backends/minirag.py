@@ -129,10 +129,13 @@ def reasoning_paths(
     # several start nodes share is read once: its answer-type neighbours and their votes
     answers_beyond: dict[str, list[tuple[str, Relation, float]]] = {}
     expansions = 0
+    degree = scope.degree
     for s, adj in adjacency.items():
+        if expansions >= MAX_EXPANSIONS:
+            break
         middles = [a for a in adj if a not in start_set and type_of(a) != answer_type]
-        for a in sorted(middles, key=lambda m: (scope.degree(m), m)):
-            if expansions >= MAX_EXPANSIONS or scope.degree(a) > MAX_INTERMEDIATE_DEGREE:
+        for a in sorted(middles, key=lambda m: (degree(m), m)):
+            if expansions >= MAX_EXPANSIONS or degree(a) > MAX_INTERMEDIATE_DEGREE:
                 break
             expansions += 1
             rel = adj[a]
@@ -140,7 +143,9 @@ def reasoning_paths(
             beyond = answers_beyond.get(a)
             if beyond is None:
                 far = neighbours(scope, a)
-                types.update((i, e.type) for i, e in scope.entities(far).items())
+                unknown = [b for b in far if b not in types]
+                if unknown:
+                    types.update((i, e.type) for i, e in scope.entities(unknown).items())
                 beyond = answers_beyond[a] = [
                     (b, rel2, vote(rel2, a, b)) for b, rel2 in far.items() if type_of(b) == answer_type
                 ]
