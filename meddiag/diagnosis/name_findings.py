@@ -11,8 +11,8 @@ does not make a disease a candidate. The ranker counts them in a profile's match
 among its visible features, so they change neither how much a profile borrows from its
 phenotypic series nor whether it is empty (`PhenotypeIndex`).
 
-Measured (`bench/rank_accuracy.py`, in-KB, leave-publication-out): ranking module docstring,
-item 17.
+Measured (`bench/rank_accuracy.py`, in-KB, leave-publication-out): `bench/HISTORY.md`,
+ranking item 17.
 """
 
 from __future__ import annotations

@@ -1,299 +1,56 @@
 """Rank diseases for a patient's observed and excluded HPO findings.
 
-Method (parameters in `RankParams`; defaults chosen by 5-fold cross-validation, folds split
-by publication, leave-publication-out, on the development phenopackets — see
-`bench/rank_accuracy.py`):
+Parameters are fields of `RankParams`; `DEFAULT_PARAMS` holds the tuned ones.
 
-1. Findings are resolved to current HPO terms (alt and obsolete ids follow HPO's
-   replacements). Each candidate is a *profile*: an OMIM disease pooled with the ORPHA /
-   DECIPHER entries the KB declares equivalent (same MONDO class).
-2. **Patient → disease** (log-likelihood-ratio style Resnik). For finding ``t`` and
-   profile ``d``: ``max over ancestors x of t of IC(x) + freq_weight · ln f(d, x)``, where
-   ``IC(x) = -ln P(x)`` over annotated diseases and ``f(d, x)`` is the highest curated
-   frequency of ``d``'s features at or below ``x`` (0.5 when not stated). ``IC(x)`` is
-   the log of 1 / background probability, ``ln f`` the log of the disease-specific one,
-   so a match on a rare feature the disease shows often weighs most; a more specific
-   patient term than the disease's is matched through their shared ancestor. Averaged
-   over findings.
-3. **Disease → patient** (`symmetric` share): the frequency-weighted mean, over the
-   disease's features, of the IC of their best shared ancestor with any *examined*
-   finding (observed, and with `symmetric_checked` also excluded ones). It favours
-   diseases whose characteristic features were looked at, and penalises diseases with
-   many frequent features the patient was never described with — mildly.
-4. **Examined-but-absent findings** (`checked_weight`): published case descriptions list
-   the absence of features expected for the diagnosis under consideration, so an
-   excluded finding that a disease is annotated with is, on real cases, evidence that
-   the disease was considered. Measured: top-1 32.7 % → 40.3 %, top-10 58.1 % → 61.4 %
-   (in-KB, leave-publication-out, `checked_weight` 0 vs 0.45);
-   the penalty reading (`excluded_weight`: ``-ln(1 - 0.95 f(d, e))`` per excluded term)
-   lowered accuracy at every weight tried and defaults to 0. Both are global weights.
-   **One mean over examined findings** (`checked_in_mean`): the excluded findings' matches
-   join the observed ones' in one weighted mean, each counting ``checked_weight`` of an
-   observed finding — ``(Σ observed + w Σ excluded) / (n_observed + w n_excluded)`` — instead
-   of adding ``checked_weight`` times their own mean. Added apart, one excluded finding
-   among ten observed weighed as much as four or five of them, and ten excluded findings
-   together no more than one; in one mean each counts the same fraction of a finding.
-   Measured (in-KB, leave-publication-out, other defaults as tuned, whole file): added apart
-   at 0.45, 44.8 / 56.7 / 68.7 % top-1 / 3 / 10, MRR 0.529; in one mean at ``w`` 0.15 /
-   0.3 / 0.45 / 0.6 / 0.8 / 1.2: top-1 44.6 / 45.4 / 45.7 / 46.1 / 45.7 / 45.3 %, top-10
-   69.0 / 69.7 / 69.9 / 69.7 / 69.3 / 68.3 %. Every cross-validation fold chose it
-   (``w`` 0.3 in three folds, 0.45 and 0.8 in one each, searching 400 training cases; 0.6
-   in three, 0.45 and 0.8 in one each, searching all of them). Measured and rejected with it:
-   the excluded findings' sum divided by the number of observed findings (at best 44.9 %),
-   or by observed + excluded while the observed mean stays apart (45.1 %), and both sums
-   over observed + excluded without weighting the count (45.5 % at ``w`` 1; 42.5 / 45.2 /
-   45.1 / 44.8 % at 0.45 / 0.8 / 1.25 / 1.5).
-5. `negated_weight` (curated NOT_HAS_PHENOTYPE contradicting a finding), `size_prior` /
-   `publication_prior` (log number of features / publications) and `collapse_redundant`
-   (drop findings that are ancestors of other findings) are available; none improved
-   accuracy on a 626-case development sample (leave-publication-out), so they are 0 and
-   were left out of the final search. `noise` (a floor on a finding's log-ratio) was
-   searched and stays 0.
+1. **Candidates.** Each candidate is a *profile*: an OMIM disease pooled with the ORPHA /
+   DECIPHER entries the knowledge base declares equivalent (the same MONDO class). Findings
+   are resolved to current HPO terms (alt and obsolete ids follow HPO's replacements). What
+   a disease's name states (`name_findings`) joins its profile as weak facts that are
+   matched but not counted among its features.
+2. **Patient → disease.** For finding ``t`` and profile ``d``: the best, over ancestors
+   ``x`` of ``t``, of ``IC(x) + freq_weight · ln f(d, x)``, where ``IC(x) = -ln P(x)`` over
+   annotated diseases and ``f(d, x)`` is the highest curated frequency of ``d``'s features at
+   or below ``x`` (0.5 when not stated): the log of one over the background probability plus
+   the log of the disease-specific one, so a match on a rare feature the disease shows often
+   weighs most, and a more specific patient term than the disease's is matched through
+   their shared ancestor. A finding the profile is annotated with *exactly* adds
+   ``exact_weight · IC(t)``: case reports and annotations are curated in one vocabulary, so
+   the identical term is stronger evidence than an ancestor of equal information content.
+3. **Examined but absent.** Published case descriptions list the absence of features
+   expected for the diagnosis under consideration, so an excluded finding that a profile is
+   annotated with is evidence that the disease was considered: its match joins the observed
+   findings' in one mean, each excluded finding counting ``checked_weight`` of an observed
+   one (``checked_in_mean``), so it weighs the same fraction of a finding however many were
+   observed.
+4. **Disease → patient**: the score is ``1 - symmetric`` times that mean plus ``symmetric``
+   times the frequency-weighted mean, over the profile's features, of the IC of their best
+   shared ancestor with any examined finding
+   (observed, and with ``symmetric_checked`` excluded ones too), plus
+   ``exact_symmetric · IC`` for a feature examined as such. It favours diseases whose
+   characteristic features were looked at.
+5. **Priors**, subtracted from the score and named under "against" with their sources: a
+   profile with no visible causal gene (``ASSOCIATED_GENE``) loses ``no_gene_penalty`` —
+   diagnoses are mostly molecular today, and provisional or susceptibility entries are
+   rarely the answer; one whose visible curated onsets all lie outside the patient's onset
+   loses ``onset_weight`` times the distance to the nearest in log months
+   (`onset.onset_gap`; no visible onset, no penalty); and, for a female patient, one whose
+   every visible mode of inheritance is X-linked recessive loses ``female_x_recessive``
+   (carriers seldom show it; a penalty, not an exclusion).
+6. **The phenotypic series** (``sibling_prior``): profiles sharing a MONDO parent class are
+   siblings. Each score is shrunk toward its best sibling's with weight
+   ``sibling_prior / (sibling_prior + own visible features)``, and a profile with nothing
+   visible ranks just below that sibling: a disease that shows nothing must not outrank the
+   one whose evidence stands in for it. The gene and onset priors apply before borrowing,
+   so they cannot reorder the two either.
+7. **A named gene** (``gene_weight``, only when the question names genes): a disease
+   associated with a named gene gains more than any spread of phenotype scores, so those
+   diseases form the differential's first tier, ordered among themselves by phenotype fit.
 
-6. **Borrowing from the phenotypic series** (`sibling_prior`): under leave-publication-out
-   394 in-KB cases lose every annotation of their disease and many more keep only a few.
-   Profiles sharing a MONDO parent class (the KB's disease ``IS_A`` class relations,
-   e.g. the members of one phenotypic series) are *siblings*; each score is shrunk toward
-   the best sibling's score with weight ``sibling_prior / (sibling_prior + own visible
-   features)`` and a profile with nothing visible ranks just below that sibling (item 16;
-   until then it took the sibling's unshrunk score). Sibling scores obey `exclude_sources` like any
-   other. Measured (in-KB, leave-publication-out, other parameters as tuned):
-   top-1 / top-10 40.3 % / 61.4 % without; 40.3 % / 65.9 % when only empty profiles
-   borrow; 43.1 % / 66.0 % with ``sibling_prior=4``. Borrowing the siblings' *mean*
-   (each shared class weighted 1 / its size) instead of the best one gave only
-   41.4 % / 62.3 % at its best prior (1). Measured and not adopted: borrowing finding by
-   finding — the profile shrunk toward a score in which each finding takes the better of
-   its own match and the best sibling's (the disease → patient side the sibling's) —
-   in-KB top-1 / 3 / 10, MRR, ``checked_weight`` 0.3: leave-publication-out 45.4 / 58.1 /
-   69.7 %, 0.537 → 45.4 / 58.3 / 69.9 %, 0.538, everything visible 66.8 / 76.0 / 83.1 %,
-   0.726 → 67.7 / 76.4 / 83.6 %, 0.732; at 0.6: 46.1 / 58.2 / 69.7 % → 46.0 / 58.2 / 69.6 %
-   and 67.0 / 76.1 / 83.0 % → 67.4 / 76.6 / 83.0 %. Taking the better of the two
-   disease → patient sides as well lowered both (42.7 % and 64.9 % top-1).
-7. Rejected after measurement: subtracting from each profile the score an uninformative
-   patient would get (mean match of 200 annotation-weighted random terms, recomputed
-   from the visible profile), i.e. Phenomizer-like per-profile normalisation. At weight
-   0.3 top-1 fell 40.3 % → 39.1 % (top-10 unchanged at 61.4 %), at 0.6 to 34.7 % /
-   59.5 %; coverage is not what lets large profiles win here.
-8. Rejected after measurement: onset vs age. A global penalty when the patient's age at
-   last encounter is below a disease's earliest curated onset (HAS_ONSET lower bounds:
-   congenital / neonatal 0, infantile 28 days, childhood 1, juvenile 5, adult 16,
-   middle age 40, late 60 years; 3,036 of the 4,171 cases state an age) moved top-1 by
-   -0.2 to 0.0 points and top-10 by 0.0 to +0.1 at penalties 0.1–1 and slack 0–5 years —
-   even with the case's own onset facts left visible — so age stays unused.
-
-9. **The very term** (`exact_weight`, `exact_symmetric`): a finding that a profile is
-   annotated with *exactly* (same HPO id, not only a relative) adds ``exact_weight ·
-   IC(term)`` to its match, and a disease feature examined as such adds
-   ``exact_symmetric · IC(feature)`` to the disease → patient side. Case reports and
-   annotations are curated in one controlled vocabulary, so naming the identical term is
-   stronger evidence than sharing an ancestor of equal information content. Measured
-   (in-KB, leave-publication-out, other parameters as before, ``freq_weight`` 0.25):
-   top-1 43.1 % → 44.6 % at ``exact_weight`` 0.1 (a flat bonus; 44.9 % scaled by IC);
-   with ``freq_weight`` 0.1 and both bonuses at 0.2: 45.6 % / 55.7 % / 67.2 %, MRR 0.526.
-   Rejected after measurement: the same bonus for any term at or above a disease
-   feature (44.1 %), an IC-weighted mean over findings (45.4 %), adding TF-IDF similarity
-   to every profile's MONDO description (45.0 % at the smallest weight tried), OMIM–ORPHA
-   pooling through shared genes (42.2–42.6 %), and phenotypic-series siblings through
-   shared genes (+0.3 points).
-10. Rejected because its gain was a leak: a learned re-ranking of the top 60 candidates
-   (conditional logit, 5-fold by publication) over the score and eight features of each
-   match — share of findings explained, exactly annotated (observed and excluded), best
-   match, visible feature and publication counts, "scored only through its series".
-   Held out it lifted top-1 45.6 % → 49.7 %, but all of that came from features that the
-   left-out publication itself shapes: a candidate with no visible fact exists only
-   because its facts were hidden (real knowledge bases have no such profile), and the
-   gold disease's visible profile is small because it lost the case's own facts. On the
-   3,909 cases with no such candidate, the match features alone moved top-1 46.8 % →
-   46.8 % (linear) and 47.3 % (gradient-boosted trees); with the counts, 48.9 %.
-11. **A named gene** (`gene_weight`, used only when the question names genes): a clinician
-   who reports a variant in a gene expects that gene's diseases first, ordered by how well
-   they fit the findings, so each disease associated with a named gene (HPO's
-   genes_to_phenotype links) gains ``gene_weight`` = 10, more than any spread of phenotype
-   scores; one whose own facts are all hidden still joins the tier, at the lowest phenotype
-   score. Not part of the phenotype-only benchmark (its questions never name the gene).
-   With the case's genes named (in-KB, leave-publication-out, ``--gene-weights``):
-   ``gene_weight`` 0 → 45.6 % / 56.2 % / 67.3 % top-1 / 3 / 10; 0.5 → 63.2 / 73.2 /
-   80.3 %; 2 → 83.8 / 92.1 / 95.4 %; 10 → 89.6 / 98.4 / 99.9 %.
-12. **Sex and X-linked recessive inheritance** (`female_x_recessive`): heterozygous carriers
-   of an X-linked recessive disease seldom show it, so for a female patient a disease whose
-   every visible mode of inheritance (HAS_INHERITANCE, hidden like any fact when its
-   sources are left out) is X-linked recessive loses 0.5 — a penalty, not an exclusion
-   (manifesting carriers exist), named under "against" with its source. Of the 4,171
-   in-KB cases, none is a female patient with such a diagnosis; the rule moved top-1 /
-   top-3 / top-10 from 45.6 / 56.2 / 67.3 % to 45.7 / 56.2 / 67.4 % (MRR 0.528 → 0.529),
-   the same from 0.5 up to 2 (mode "any visible mode is X-linked recessive": 45.7 / 56.3 /
-   67.4 %). HPO's sex-specific phenotype annotations (639 rows) are not used.
-13. Rejected after measurement (in-KB, leave-publication-out, defaults otherwise; 45.7 / 56.2 /
-   67.4 %, MRR 0.529): shrinking a profile toward the profile of its MONDO *parent* class
-   (1,609 OMIM diseases have one, mostly an Orphanet group entry that is not itself a
-   candidate) with weight ``w / (w + visible features)`` — 45.6 / 45.3 / 45.0 % top-1 at w
-   0.5 / 2 / 4; the score of an annotation without a frequency (``unknown_frequency`` 0.3 /
-   0.7: 45.7 / 45.4 %); information content mixed with the ontology's intrinsic IC (share
-   0.3 / 0.6: 45.3 / 44.7 %); leaving out findings below 1 / 2 nats of IC (45.7 / 45.0 %);
-   a trimmed mean, each profile's worst-matched 10 / 20 % of findings dropped (45.7 / 45.7 %
-   top-1, 67.5 / 67.7 % top-10); match scores raised to the power 0.5 / 0.75 / 1.5 before
-   averaging, both directions (45.1 / 45.6 / 45.0 %); information content from curated
-   frequencies, ``-ln`` of the mean over candidate profiles of the frequency at or below the
-   term, mixed in at 0.3 / 0.6 / 1 (45.5 / 45.6 / 45.6 %, top-10 67.4 / 67.4 / 67.5 %); the
-   mean taken per HPO organ system (top-level branch) and then over systems, mixed in at
-   0.3 / 0.6 (45.1 / 44.4 %); each finding's matches standardised across profiles before
-   averaging, added at 0.1 (40.9 %); hubness corrections — subtracting ``β`` times a
-   profile's mean score over 1,500 pseudo-patients drawn from other profiles' features
-   (``β`` 0.2 / 0.4 / 0.6: 45.8 / 45.4 / 44.6 %), or over its 20 / 100 best-scoring
-   pseudo-patients (CSLS-style, ``β`` 0.1: 45.6 / 45.6 %); the disease → patient mean
-   weighted by ``IC^a`` besides frequency (``a`` 0.5 / 1: 45.7 / 45.7 %); a `symmetric`
-   share that grows or shrinks with 1 / number of findings (≤ 44.2 %). None raises top-1
-   by more than 0.1 points, no more than neighbouring settings of the tuned grid differ.
-
-14. **Wider MONDO linking** (a knowledge-base change, `knowledge/mondo.py`): diseases reach
-   their MONDO class also when their name matches with the words in another order, Roman
-   numerals as numbers or without descriptive words, so 1,378 more OMIM and 192 more ORPHA
-   diseases join their phenotypic series (`sibling_prior`) and their OMIM–ORPHA profile.
-   In-KB, leave-publication-out, tuned defaults: 45.7 / 56.2 / 67.4 % → 46.5 / 57.1 / 68.3 %,
-   MRR 0.529 → 0.537 (held out 45.0 / 55.8 / 66.9 % → 45.6 / 57.1 / 67.9 %; the folds' choices
-   keep every default). Of the gain, 0.5 points of top-1 come from the new series links and
-   0.3 from the new OMIM–ORPHA pooling. With everything visible the new series links cost
-   0.5 points of top-1 (66.7 → 66.2 %; top-10 81.9 → 82.0 %): borrowing helps most where a
-   profile is thin, which the honest protocol makes it. Measured and rejected with it:
-   series through MONDO grandparent classes as well (in-KB 47.7 % top-1 but top-10 68.3 →
-   68.0 %, and with everything visible top-10 82.0 → 80.1 %: a thin profile borrowing from
-   ~1,000 relatives, not a series) and series capped at 300 / 100 / 40 members (46.1 / 45.6
-   / 45.2 %); series read from OMIM names alone ("Deafness, autosomal recessive" + a number)
-   +0.2 points; MONDO descriptions read as HPO terms and added as annotations of their
-   disease (+0.3 points of top-1 under both protocols; not built yet: the knowledge-base
-   build would need the question reader, which sits a layer above it).
-
-15. **A known causal gene** (`no_gene_penalty`): a disease with no gene known to cause it
-   (no visible ``ASSOCIATED_GENE`` fact, from HPO's genes_to_phenotype, for any of its pooled
-   ids; 1,797 of 8,352 OMIM profiles) loses ``no_gene_penalty`` — a prior, not an exclusion,
-   named under "against". Diagnoses made today are mostly molecular, and a disease entry with
-   no known gene (OMIM's provisional and susceptibility entries, clinically defined groups)
-   is rarely the answer; a knowledge base with no gene fact at all lowers nothing. Measured
-   (in-KB, tuned defaults otherwise): leave-publication-out 46.5 / 57.1 / 68.3 % → 46.9 / 57.4
-   / 68.6 % at 0.25, 47.0 / 57.5 / 68.8 % at 0.5 and 47.0 / 57.6 / 68.8 % (MRR 0.537 → 0.543)
-   at 1 and 2; everything visible 66.2 / 74.4 / 82.0 % → 66.7 / 74.8 / 82.4 % at 1. All five
-   folds chose 1 (held out: 45.6 / 57.1 / 67.9 % → 46.2 / 57.2 / 68.8 %). With item 16's
-   correction: 44.5 / 56.2 / 67.9 % → 45.0 / 56.6 / 68.4 %, MRR 0.524 → 0.528. Measured and
-   rejected with it: a penalty for a disease with no curated mode of inheritance (118
-   profiles; no change at 0.1–0.25, −0.2 points of top-10 at 1) and a bonus growing with
-   the number of known genes (−0.3 to −1.0 points of top-1).
-
-16. **A profile that shows nothing ranks below its lender** (a correction). A profile with
-   no visible fact took its best sibling's score *before* that sibling's own shrinkage
-   toward the rest of its series, so it usually ranked *above* the very disease it borrowed
-   from. Under leave-publication-out such a profile is almost always the gold disease (of
-   the 392 cases with one, 376 are the gold), so this rewarded the hiding itself: in 273 of
-   those 376 cases the gold ranked above all its siblings, 87 of them first. A real
-   knowledge base has no such profile except through `exclude_sources`, and a disease that
-   shows nothing should not outrank the one whose evidence stands in for it. It now takes
-   that sibling's final score and sits just below it; the no-known-gene penalty is applied
-   before borrowing, so it cannot reorder the two either (an empty profile without a gene
-   bears its own penalty below that). Cost (in-KB, leave-publication-out,
-   tuned defaults): 47.0 / 57.6 / 68.8 % → 45.0 / 56.6 / 68.4 %, MRR 0.543 → 0.528 (top-1 of
-   the cases whose gold loses every fact: 22.9 % → 0.3 %, top-10 59.0 % → 55.9 %); with
-   everything visible no profile is empty and the figures stay (66.6 / 74.7 / 82.4 %).
-   Figures in the items above were measured with the earlier rule; the table below gives
-   both.
-
-17. **What a disease's name states** (`name_findings`, a knowledge change, no parameter):
-   catalogue names often carry the defining finding ("Deafness, autosomal recessive 102",
-   "Hyperammonemia due to carbonic anhydrase VA deficiency"). The phrase index reads each
-   OMIM candidate's name (present findings only; 6,564 facts for 5,072 diseases) and the
-   findings join its profile at the unknown frequency, cited to the disease's own id, so
-   leaving a publication out never hides them. They are matched like any feature (both
-   directions, the very-term bonus) but are not *counted* as features: a profile's visible
-   size (how much it borrows from its series) and whether it is empty stay those of its
-   curated facts, so a disease whose curated facts are all hidden is still scored through
-   its series and never revived by its name. In-KB, leave-publication-out, tuned defaults:
-   46.1 / 58.2 / 69.7 % → 46.6 / 58.9 / 69.7 %, MRR 0.539 → 0.545; everything visible 67.0
-   / 76.1 / 83.0 % → 67.4 / 76.6 / 83.1 %, MRR 0.726 → 0.730. By how much of the gold
-   disease the case's own publications carry (``--by-hidden``), top-1 moves 46.9 → 47.2 %
-   (none), 66.7 → 67.6 % (half or fewer), 3.3 → 3.3 % (more than half) and 0.3 → 0.3 % (all):
-   the gain is where the gold keeps its facts, not a reward for hiding them. Measured and
-   not adopted: the name facts at frequency 1 (46.2 %), read for ORPHA entries too (46.5 %;
-   at frequency 1, 46.0 %), left out of the disease → patient side (46.2 %), the linked MONDO
-   class's label (46.6 %) or label and synonyms (46.5 %) read as well, and MONDO descriptions
-   read the same way (46.4 %, top-10 69.9 %).
-18. Rejected after measurement (in-KB, leave-publication-out, tuned defaults, before item 17;
-   46.1 / 58.2 / 69.7 %): pooling an OMIM disease with an Orphanet entry that shares one of
-   its genes and is either its MONDO class's parent (1,201 diseases; 43.8 % top-1) or reads
-   alike (token Jaccard ≥ 0.6 / 0.4 between the names, only for profiles without an Orphanet
-   member: 776 / 1,243 diseases; 44.7 / 44.2 %) — such entries are mostly the umbrella of a
-   series ("Loeys-Dietz syndrome" for each of its six OMIM types) and make its members alike;
-   and a simGIC set similarity (information content of the shared ancestors over that of
-   their union) added to the score at 0.5 / 1 / 2 (45.2 / 44.1 / 41.9 %).
-19. Rejected after measurement (in-KB, leave-publication-out, tuned defaults with item 17;
-   46.6 / 58.9 / 69.7 %): capping the excluded findings' share of item 4's mean at ``c``
-   times the number of observed findings, so that a cohort report listing dozens of absent
-   features (whose matches favour richly annotated diseases) weighs no more than its
-   observed ones — ``c`` 0.25 / 0.5 / 1 / 2: 44.0 / 45.7 / 46.2 / 46.4 % top-1, top-10 68.6 /
-   69.1 / 69.3 / 69.6 %. Every absent finding a report lists keeps its weight. Measured and not
-   adopted with it: a trimmed mean over observed findings, each profile's worst-matched 10 / 20
-   / 30 % dropped (46.7 / 46.8 / 46.7 %, top-10 69.7 / 69.7 / 69.8 %, MRR 0.546 / 0.546 /
-   0.545): within what neighbouring settings of the tuned grid differ by. And, again with this
-   release's ranker, item 9's siblings through a shared gene (OMIM diseases associated with
-   one gene, an allelic series, as siblings besides the MONDO series; 3,572 memberships):
-   46.7 / 59.2 / 70.3 %, MRR 0.548, but the gain lies where the case's own publication thins
-   the gold's profile (top-10 of the groups of `--by-hidden`: none 71.2 → 71.3 %, half or fewer
-   84.5 → 84.7 %, more than half 9.6 → 13.6 %, all 57.7 → 59.8 %) and with everything visible
-   top-1 falls 67.4 → 67.1 % (top-10 83.1 % both): borrowing from allelic diseases mostly
-   stands in for what the protocol hides, which a real knowledge base does not lack.
-20. **When the illness began** (`onset_weight`, used when the question states an onset). HPO
-   defines its onset classes by age, so the patient's onset (a class or an age,
-   `onset.py`) and a profile's visible HAS_ONSET facts compare as age ranges; a profile
-   whose curated onsets all lie outside the patient's loses ``onset_weight`` times the
-   distance to the nearest, in natural-log months (`onset.onset_gap`), and one with no
-   visible onset loses nothing. Applied with the no-known-gene penalty, before borrowing,
-   for the same reason (item 16). The dev file's phenopackets give the disease's onset, or
-   onsets of single features, for 3,223 of 5,243 usable cases; the evaluation states the
-   disease's onset, else the earliest feature onset. In-KB, leave-publication-out, tuned
-   defaults otherwise: 46.6 / 58.7 / 69.7 %, MRR 0.545 without; ``onset_weight`` 0.05 / 0.1
-   / 0.2 / 0.3: 47.0 / 46.8 / 46.6 / 46.1 % top-1, 69.8 / 69.9 / 69.6 / 69.3 % top-10,
-   MRR 0.548 / 0.548 / 0.545 / 0.541. Measured and not adopted: the penalty applied after
-   borrowing (an empty profile taking its lender's), 47.1 / 59.0 / 69.6 % at 0.1, and a flat
-   penalty for any gap beyond 0.3 / 0.7 / 1.5 log months, no better than the graded one in a
-   re-ranking of each case's top 300.
-21. Rejected after measurement (in-KB, leave-publication-out, tuned defaults with item 20;
-   46.8 / 59.0 / 69.9 %, MRR 0.548). In the cases whose gold keeps every fact, the disease
-   ranked above it is the larger profile in 68 % of the misses, and one richly annotated
-   syndrome is first in 104 in-KB cases, never its own. So: `size_prior` counted on the
-   *visible* profile lifted top-1 to 47.2 % at -0.05 (top-10 69.9 %), but that rewards the
-   gold's profile for being thinned by the left-out publication (with everything visible
-   the half-or-fewer group fell 88.9 → 88.1 %); counted on every curated fact, so hiding
-   changes nothing, -0.025 / -0.05 / -0.1 gave 47.1 / 46.9 / 45.6 % top-1 and 68.8 / 67.8 /
-   65.4 % top-10. The disease → patient mean shrunk toward 0 by a pseudo-weight of
-   0.5 / 1 / 2 / 4 features (a profile of one matched feature scored as if certain):
-   46.6 / 46.4 / 46.2 / 45.2 % top-1. An excluded finding counted as "considered" only
-   through an ancestor holding at least 0.25 / 0.5 / 0.75 / 1 of its information content:
-   46.7 / 46.7 / 45.9 / 45.3 % top-1, top-10 69.6 / 69.3 / 69.7 / 69.9 %. The first is
-   ``--set size_prior=-0.05``; the others were measured on the ranker edited for the purpose
-   and not kept.
-22. Rejected after measurement (in-KB, leave-publication-out, item 20's defaults,
-   ``sibling_prior`` 4 and ``onset_weight`` 0.1; 46.8 / 59.0 / 69.9 %, MRR 0.548). Of the
-   1,044 misses among the cases whose gold keeps every fact, the disease ranked first explains the patient's findings better than the gold in 80 % (the
-   patient → disease mean), the disease → patient side in 55 % and the excluded findings in
-   38 %: the gold's annotations lack what the paper describes, which no weighting restores.
-   Tried for it: a match through an ancestor under which the disease's features lie only on
-   *other* branches (it predicts a different finding, as a ventricular septal defect for an
-   atrial one) keeping only ``1 - δ`` of that ancestor's information content, while a
-   disease curated at the ancestor itself (a less specific word for the same finding) keeps
-   all of it. ``δ`` 0.1 / 0.2 / 0.35: 47.0 / 46.7 / 46.4 % top-1, 70.0 / 70.0 / 69.7 %
-   top-10, MRR 0.549 / 0.547 / 0.545; the same on the disease → patient side as well
-   (``δ`` 0.1 / 0.25 there, 0.1 here): 47.0 / 46.8 % top-1, 70.0 % top-10, MRR 0.549 /
-   0.548. The best is eight cases, within what neighbouring settings of the tuned grid
-   differ by. And the gaps filled from the series: in the patient → disease mean each
-   finding takes the better of its own match and ``λ`` times the best sibling's match for
-   it, before item 6's shrinkage. ``λ`` 0.25 / 0.5: 47.0 / 46.6 % top-1, 69.6 / 68.7 %
-   top-10, MRR 0.548 / 0.541; at 0.5 the cases whose gold keeps every fact fell 48.2 →
-   47.7 % top-1 (71.4 → 70.3 % top-10), with everything visible too (48.3 → 48.0 %): series
-   members grow alike, and the confusions between them are already the commonest miss.
-   And the priors weighed against the evidence: a score is a *mean* over findings, so a
-   fixed penalty (no known gene, a distant onset) weighs more against a patient with many
-   findings than a likelihood sum would; scaled by ``(12 / n)^γ`` (``n`` the examined
-   findings as counted in item 4's mean, 12 its median): ``γ`` 0.5 / 1 gave 46.6 / 46.3 %
-   top-1, 69.8 / 69.9 % top-10; with item 21's size prior on every curated fact, scaled the
-   same way (``γ`` 1), -0.025 / -0.05 gave 46.0 / 45.2 % top-1, 68.1 / 67.0 % top-10.
-   All were measured on the ranker edited for the purpose and not kept.
+Available and off, since they lowered accuracy or changed nothing: ``excluded_weight``
+(excluded findings as a penalty, ``-ln(1 - 0.95 f)`` each), ``negated_weight`` (curated
+NOT annotations contradicting a finding), ``size_prior`` / ``publication_prior`` (log
+number of features / publications), ``collapse_redundant`` (drop findings that are
+ancestors of other findings) and ``noise`` (a floor on a finding's log-ratio).
 
 Leaving sources out: facts whose every source is in `exclude_sources` are hidden at query
 time; the profiles that used them are re-scored from their remaining facts (no
@@ -302,91 +59,13 @@ ranked. Information content stays global — it measures how common a feature is
 diseases, not which disease the case has — and a merged fact's frequency is the mean of
 all its sources' frequencies (the HPO relation builder merges them before we see them).
 
-Tuned defaults: ``freq_weight=0.25, symmetric=0.3, symmetric_checked=True,
-checked_weight=0.6, checked_in_mean=True, sibling_prior=2, exact_weight=0.3,
-exact_symmetric=0.4, no_gene_penalty=1, onset_weight=0.05`` — one coordinate-search round per
-publication-split fold over `bench/rank_accuracy.py`'s grid, on all of the fold's ~3,300
-training cases (``--folds 5 --train-cases 0``), then the folds' median. That search: all
-five folds chose ``checked_in_mean``, ``symmetric`` 0.3, ``exact_weight`` 0.3 and
-``no_gene_penalty`` 1; four ``freq_weight`` 0.25 (one 0.1) and ``exact_symmetric`` 0.4 (one
-0.2); three ``sibling_prior`` 4 (two 2); ``checked_weight`` 0.6, 0.8, 0.45, 0.6, 0.6. Held
-out: 45.3 / 57.4 / 69.2 %, MRR 0.533. The same search on 400 training cases per fold (the
-previous defaults, ``checked_weight`` 0.3, the median of 0.3, 0.8, 0.3, 0.45, 0.3) held out
-44.6 / 57.3 / 69.2 %, MRR 0.530; with the excluded findings' mean added apart, 44.3 / 56.8
-/ 68.4 %, 0.525. The search before that moved ``freq_weight`` 0.1 → 0.25, level on the
-whole file. Earlier searches
-(``noise``, ``excluded_weight``, ``symmetric_checked``) always chose 0, 0 and True and are
-no longer varied. With the name findings (item 17) the same search keeps every default as
-the folds' median (``freq_weight`` 0.25, 0.1, 0.25, 0.1, 0.25; ``checked_weight`` 0.6, 0.8,
-0.3, 0.8, 0.6; ``sibling_prior`` 2, 4, 2, 4, 4; the others as above in every fold), held
-out 45.5 / 58.1 / 69.1 %, MRR 0.536. With the onset (item 20; the name-findings rows below
-were measured before the knowledge base's last 52 MONDO links, hence 58.9 against 58.7 %
-top-3 with ``onset_weight`` 0), a search on 400 training cases per fold chose
-``onset_weight`` 0.1, 0.05, 0.1, 0.05, 0.15 and kept every other default as the median (held
-out 46.2 / 58.3 / 69.6 %, MRR 0.543). The same search on every training case (``--folds 5
---train-cases 0``, 46 minutes) chose ``sibling_prior`` 2, 2, 2, 4, 4 and ``onset_weight``
-0.05, 0.1, 0.05, 0.05, 0.05, so the folds' medians moved them from 4 and 0.1 to 2 and 0.05;
-every other choice kept its default as the median (``freq_weight`` 0.25, 0.1, 0.25, 0.1,
-0.25; ``checked_weight`` 0.6, 0.8, 0.6, 0.8, 0.6; the rest the same in every fold). Held out:
-46.3 / 58.7 / 69.5 %, MRR 0.543 (folds 43.7, 51.2, 43.5, 47.7 and 45.5 % top-1). On the
-whole file the new medians give 47.0 / 59.2 / 70.0 % (2,919 of 4,171 in the top ten, one
-short of 70 %), MRR 0.550, against 46.8 / 59.0 / 69.9 %, 0.548, and with everything visible
-68.4 / 76.8 / 83.2 %, 0.737, against 67.9 / 76.6 / 83.2 %, 0.733: borrowing less from the
-series helps under both protocols. Around it (``--set sibling_prior=V``, leave-publication-out
-/ everything visible top-1, top-10): 1 → 46.9 / 68.4 %, 69.6 / 83.1 %; 1.5 → 46.9 / 68.4 %,
-69.9 / 83.2 %; 3 → 47.0 / 68.2 %, 69.9 / 83.2 %: 2 sits on a flat top. Not tuned:
-``gene_weight=10`` (a tier, item 11) and ``female_x_recessive=0.5`` (item 12).
-
-Accuracy on the 4,171 development cases whose diagnosis the KB annotates (of 5,243 usable),
-structured input, ties counted *against* the method (plain Resnik ties often — disease
-series curated with identical features — which the "ties for" figures hide):
-
-| protocol | method | top-1 | top-3 | top-10 | MRR |
-| --- | --- | --- | --- | --- | --- |
-| leave-publication-out | Resnik BMA baseline | 22.3 % | 34.1 % | 46.0 % | 0.303 |
-| leave-publication-out | baseline, ties for it | 39.8 % | 45.9 % | 53.2 % | 0.443 |
-| leave-publication-out | ranker before sibling borrowing, held-out folds (5-fold CV) | 38.9 % | 50.3 % | 60.5 % | 0.464 |
-| leave-publication-out | ranker before sibling borrowing, its tuned defaults | 40.3 % | 51.6 % | 61.4 % | 0.478 |
-| leave-publication-out | ranker with `sibling_prior`, held-out folds (5-fold CV) | 42.9 % | 54.6 % | 65.9 % | 0.507 |
-| leave-publication-out | ranker with `sibling_prior`, its tuned defaults | 43.1 % | 54.7 % | 66.0 % | 0.508 |
-| leave-publication-out | ranker with the exact-term bonus, held-out folds (5-fold CV) | 45.0 % | 55.8 % | 66.9 % | 0.523 |
-| leave-publication-out | ranker with the exact-term bonus, tuned defaults | 45.6 % | 56.2 % | 67.3 % | 0.528 |
-| leave-publication-out | ranker and `female_x_recessive`, defaults | 45.7 % | 56.2 % | 67.4 % | 0.529 |
-| leave-publication-out | with the wider MONDO linking, held-out folds (5-fold CV) | 45.6 % | 57.1 % | 67.9 % | 0.531 |
-| leave-publication-out | with the wider MONDO linking, defaults | 46.5 % | 57.1 % | 68.3 % | 0.537 |
-| leave-publication-out | with `no_gene_penalty`, held-out folds (5-fold CV) | 46.2 % | 57.2 % | 68.8 % | 0.537 |
-| leave-publication-out | with `no_gene_penalty`, defaults | 47.0 % | 57.6 % | 68.8 % | 0.543 |
-| leave-publication-out | an empty profile below its lender (item 16), `freq_weight` 0.1 | 45.0 % | 56.6 % | 68.4 % | 0.528 |
-| leave-publication-out | with `freq_weight` 0.25, held-out folds (5-fold CV) | 44.3 % | 56.8 % | 68.4 % | 0.525 |
-| leave-publication-out | with `freq_weight` 0.25, defaults | 44.8 % | 56.7 % | 68.7 % | 0.529 |
-| leave-publication-out | item 4's one mean, held-out folds (5-fold CV, 400 training cases) | 44.6 % | 57.3 % | 69.2 % | 0.530 |
-| leave-publication-out | item 4's one mean, ``checked_weight`` 0.3 | 45.4 % | 58.1 % | 69.7 % | 0.537 |
-| leave-publication-out | ``checked_weight`` 0.6, held-out folds (5-fold CV, every training case) | 45.3 % | 57.4 % | 69.2 % | 0.533 |
-| leave-publication-out | ``checked_weight`` 0.6, defaults | 46.1 % | 58.2 % | 69.7 % | 0.539 |
-| leave-publication-out | with name findings (item 17), held-out folds (5-fold CV, every training case) | 45.5 % | 58.1 % | 69.1 % | 0.536 |
-| leave-publication-out | with name findings (item 17), defaults | 46.6 % | 58.9 % | 69.7 % | 0.545 |
-| leave-publication-out | with the onset (item 20), held-out folds (5-fold CV, 400 training cases) | 46.2 % | 58.3 % | 69.6 % | 0.543 |
-| leave-publication-out | with the onset (item 20), ``sibling_prior`` 4, ``onset_weight`` 0.1 | 46.8 % | 59.0 % | 69.9 % | 0.548 |
-| leave-publication-out | searched on every training case, held-out folds (5-fold CV) | 46.3 % | 58.7 % | 69.5 % | 0.543 |
-| leave-publication-out | its medians, ``sibling_prior`` 2, ``onset_weight`` 0.05 (defaults) | 47.0 % | 59.2 % | 70.0 % | 0.550 |
-| everything visible | Resnik BMA baseline | 41.5 % | 55.2 % | 66.4 % | 0.502 |
-| everything visible | baseline, ties for it | 65.7 % | 70.4 % | 75.6 % | 0.692 |
-| everything visible | ranker before sibling borrowing | 62.7 % | 72.5 % | 80.1 % | 0.690 |
-| everything visible | ranker with `sibling_prior` | 63.3 % | 72.5 % | 80.2 % | 0.692 |
-| everything visible | ranker with the exact-term bonus | 66.7 % | 74.3 % | 81.9 % | 0.718 |
-| everything visible | ranker and `female_x_recessive` | 66.7 % | 74.4 % | 81.9 % | 0.718 |
-| everything visible | with the wider MONDO linking | 66.2 % | 74.4 % | 82.0 % | 0.716 |
-| everything visible | with `no_gene_penalty` | 66.7 % | 74.8 % | 82.4 % | 0.721 |
-| everything visible | with `freq_weight` 0.25 | 66.3 % | 74.9 % | 82.2 % | 0.719 |
-| everything visible | item 4's one mean, ``checked_weight`` 0.3 | 66.8 % | 76.0 % | 83.1 % | 0.726 |
-| everything visible | ``checked_weight`` 0.6 | 67.0 % | 76.1 % | 83.0 % | 0.726 |
-| everything visible | with name findings (item 17) | 67.4 % | 76.6 % | 83.1 % | 0.730 |
-| everything visible | with the onset (item 20) | 67.9 % | 76.6 % | 83.2 % | 0.733 |
-| everything visible | ``sibling_prior`` 2, ``onset_weight`` 0.05 (defaults) | 68.4 % | 76.8 % | 83.2 % | 0.737 |
-
-Reproduce: ``python bench/rank_accuracy.py`` (both protocols, baseline alongside),
-``python bench/rank_accuracy.py --folds 5 --train-cases 0`` (cross-validated search) and ``python
-bench/rank_accuracy.py --gene-weights 0 0.5 2 10`` (the named-gene scenario).
+Tuned defaults: 5-fold cross-validation on the development phenopackets, folds split by
+publication, leave-publication-out, one coordinate-search round per fold over
+`bench/rank_accuracy.py`'s grid on all of the fold's training cases, then the folds'
+median (``python bench/rank_accuracy.py --folds 5 --train-cases 0``). ``gene_weight`` (a
+tier) and ``female_x_recessive`` are not tuned. What each step measured, how each default
+was chosen and every idea measured and not adopted are in ``bench/HISTORY.md`` ("The
+ranker, item by item"), which the items cited in comments below refer to.
 """
 
 from __future__ import annotations
@@ -413,7 +92,7 @@ class RankParams:
     checked_weight: float = 0.0
     # Excluded findings join the observed ones in one mean, each counting `checked_weight` of
     # an observed finding, instead of adding `checked_weight` x their own mean: each then
-    # weighs the same fraction of a finding however many were observed (item 4).
+    # weighs the same fraction of a finding however many were observed (step 3).
     checked_in_mean: bool = False
     symmetric_checked: bool = False
     negated_weight: float = 0.0
@@ -431,10 +110,10 @@ class RankParams:
     # X-linked recessive (heterozygous carriers seldom show it): a penalty, not an exclusion.
     female_x_recessive: float = 0.0
     # Subtracted from a disease with no known causal gene (no visible ASSOCIATED_GENE fact):
-    # a prior, not an exclusion (module docstring, item 15).
+    # a prior, not an exclusion (module docstring, step 5).
     no_gene_penalty: float = 0.0
     # Times how far (log months, `onset.onset_gap`) the patient's onset lies from a disease's
-    # nearest visible curated onset, subtracted from its score (module docstring, item 20).
+    # nearest visible curated onset, subtracted from its score (module docstring, step 5).
     onset_weight: float = 0.0
 
     def with_(self, **changes: float | bool) -> RankParams:
@@ -806,11 +485,11 @@ def rank_diseases(
     with (a clinician reporting a variant): those diseases gain `params.gene_weight`.
 
     `sex` lowers X-linked recessive diseases for a female patient (`adjust_for_sex`) and
-    `onset` diseases whose curated onsets lie far from the patient's (item 20), each named in
+    `onset` diseases whose curated onsets lie far from the patient's (step 5), each named in
     the disease's `against`; `age_years` is accepted for the interface but does not change
-    scores: the age at the visit bounds the onset only loosely (item 8). Scores are
-    comparable within one query only and may be negative; a disease is evidence only
-    through `for_`.
+    scores: the age at the visit bounds the onset only loosely (ranking item 8 of
+    `bench/HISTORY.md`). Scores are comparable within one query only and may be negative; a
+    disease is evidence only through `for_`.
     """
     del age_years
     scores = score_all(index, observed, excluded, exclude_sources=exclude_sources, params=params, onset=onset)
@@ -877,7 +556,7 @@ def adjust_for_sex(
     sources of the fact that does.
 
     Only one rule: a female patient and a disease whose every visible mode of inheritance is
-    X-linked recessive (module docstring, item 12).
+    X-linked recessive (module docstring, step 5).
     """
     if sex != "female" or not params.female_x_recessive:
         return {}

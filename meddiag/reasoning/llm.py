@@ -633,7 +633,7 @@ def _cited_synthesis(reply: _Final, evidence: list[Citation], base: Synthesis) -
     if unknown:
         raise ReasonerError(f"the model added candidates that no channel found: {', '.join(unknown[:3])}")
     order = list(dict.fromkeys(reply.order)) + [d.id for d in base.differential if d.id not in reply.order]
-    # A named gene's diseases are the differential's first tier (ranking item 11): the model
+    # A named gene's diseases are the differential's first tier (ranking step 7): the model
     # may reorder within a tier, never across it.
     order.sort(key=lambda i: not by_id[i].genes)
     # Per-candidate citation lists point at the offline numbering; re-point them where the same evidence was cited.
