@@ -13,12 +13,15 @@ from tests.backends.fakes import FakeKB
 # P1, P2: the patient's findings (start nodes). D1 shows both, D2 only P1. P1 sits under the
 # grouping term G, which D3 is annotated with: D3 is reached only through G, in two hops.
 ENTITIES = [
-    Entity(id="P1", type="Phenotype", name="finding one"),
-    Entity(id="P2", type="Phenotype", name="finding two"),
-    Entity(id="G", type="Phenotype", name="grouping finding"),
-    Entity(id="D1", type="Disease", name="disease one"),
-    Entity(id="D2", type="Disease", name="disease two"),
-    Entity(id="D3", type="Disease", name="disease three"),
+    Entity(id=i, type="Phenotype" if i[0] in "PG" else "Disease", name=name)
+    for i, name in {
+        "P1": "finding one",
+        "P2": "finding two",
+        "G": "grouping finding",
+        "D1": "disease one",
+        "D2": "disease two",
+        "D3": "disease three",
+    }.items()
 ]
 
 
