@@ -510,7 +510,7 @@ class QueryScope:
     # -- conversion to wire types
 
     def names(self, ids: Iterable[str]) -> dict[str, str]:
-        wanted = list(dict.fromkeys(ids))
+        wanted = list(ids)  # read twice; `entities` drops the repeats
         found = self.entities(wanted)
         return {i: (found[i].name if i in found else i) for i in wanted}
 
