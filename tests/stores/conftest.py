@@ -7,6 +7,7 @@ import pytest
 
 from meddiag.stores.local_graph import LocalGraphStore
 from meddiag.stores.neo4j_graph import Neo4jGraphStore
+from tests.milvus_server import MilvusServer, milvus_grpc_server
 from tests.neo4j_server import BoltServer, arcadedb_bolt_server
 from tests.stores.tiny_kb import tiny_entities, tiny_relations
 
@@ -15,6 +16,13 @@ from tests.stores.tiny_kb import tiny_entities, tiny_relations
 def bolt_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BoltServer]:
     """ArcadeDB speaking Bolt; a start failure errors the tests (never a silent skip)."""
     with arcadedb_bolt_server(tmp_path_factory.mktemp("arcadedb")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusServer]:
+    """A Milvus gRPC server on a loopback port; a start failure errors the tests (never a silent skip)."""
+    with milvus_grpc_server(tmp_path_factory.mktemp("milvus-server")) as server:
         yield server
 
 

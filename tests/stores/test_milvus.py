@@ -37,10 +37,16 @@ RECORDS = [
 QUERY = unit(1.0)
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory):
-    path = tmp_path_factory.mktemp("milvus") / "milvus.db"
-    s = MilvusVectorStore(path)
+@pytest.fixture(scope="module", params=["lite", "server"])
+def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The same records in a Milvus Lite file and on a Milvus server reached by http URI."""
+    if request.param == "lite":
+        s = MilvusVectorStore(tmp_path_factory.mktemp("milvus") / "milvus.db")
+    else:
+        s = MilvusVectorStore(request.getfixturevalue("milvus_server").uri)
+        assert not s.is_lite
+        for name in s.collections():  # the server outlives this module's other parameter
+            s.drop(name)
     s.create("t_records", DIM)
     assert s.insert("t_records", iter(RECORDS)) == len(RECORDS)
     s.finish("t_records")
@@ -138,15 +144,15 @@ store.close()
 """
 
 
-def test_another_process_attaches_through_the_shared_uri_while_the_file_stays_locked(store, tmp_path):
+def test_another_process_searches_the_same_collections_through_the_shared_uri(store, tmp_path):
     uri = store.shared_uri()
-    assert uri.startswith("unix:")
+    assert uri.startswith("unix:") if store.is_lite else uri == store.uri
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(ATTACH), uri], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "a,b"
-    # The attached process closed its client only: this store still serves, the file stays locked.
+    # The other process closed its client only: this store still serves (a Lite file stays locked).
     assert [h.id for h in store.search("t_records", QUERY, 1)] == ["a"]
     assert store.shared_uri() == uri
 
