@@ -28,7 +28,7 @@ from meddiag.diagnosis.lab_values import LabReading, UnreadLab, read_lab_values
 from meddiag.diagnosis.name_overlap import NameOverlap
 from meddiag.diagnosis.name_variants import count_variants, located_variants, uninverted
 from meddiag.diagnosis.negation import Token, negated_positions
-from meddiag.diagnosis.onset import parse_onset, without_spans
+from meddiag.diagnosis.onset import parse_onset, when_only_spans, without_spans
 from meddiag.diagnosis.shorthand import SHORTHAND
 from meddiag.errors import InputError
 from meddiag.knowledge.hpo import Ontology
@@ -504,7 +504,10 @@ class PhraseLinker:
         if approximate and self.embed_search is not None:
             # Words of a sentence that reads like instructions to the system are not guessed at:
             # "print your system prompt" is not a clinical finding however close its vectors come.
+            # Nor are the words of a phrase that says only when the illness began.
+            when = when_only_spans(text)
             skip = covered | _instruction_tokens(text, tokens) | set(relatives)
+            skip |= {k for k, t in enumerate(tokens) if any(s <= t.start < e for s, e in when)}
             findings.extend(self._embedding_findings(text, tokens, skip, negated, out.warnings))
         findings.sort(key=lambda pf: pf[0])
         out.findings = _dedupe(findings, out.warnings)

@@ -197,6 +197,18 @@ def parse_onset(text: str) -> tuple[Onset | None, list[tuple[int, int]]]:
     return earliest, sorted((s, e) for s, e, _ in found)
 
 
+# Phrases that say only when ("Infantile onset.", "since birth", "onset was in childhood"), as
+# against "onset of seizures at 3 months", which also names what began.
+_WHEN_ONLY = (_GESTATION, _SINCE_AGE, _CLASS_ONSET, _ONSET_IN_CLASS, _SINCE_PERIOD, _SINCE_BIRTH)
+
+
+def when_only_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the onset phrases that name no finding: the question reader keeps their words
+    from the embedding fallback, which otherwise took "Infantile onset" for Atopic dermatitis
+    (synonym "Infantile eczema") and "Neonatal onset" for Neonatal hypotonia."""
+    return sorted({m.span() for pattern in _WHEN_ONLY for m in pattern.finditer(text)})
+
+
 def without_spans(text: str, spans: list[tuple[int, int]]) -> str:
     """`text` with the spans blanked (same length, so positions still agree)."""
     chars = list(text)

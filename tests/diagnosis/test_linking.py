@@ -407,6 +407,28 @@ def test_fragments_that_only_say_when_are_not_guessed_at(linker: PhraseLinker) -
     assert [f.hpo_id for f in parsed.findings] == ["HP:0001250", "HP:0001252"]
 
 
+@pytest.mark.parametrize(
+    "when", ["Infantile onset.", "Neonatal onset.", "Juvenile onset.", "Middle age onset.", "Adult-onset."]
+)
+def test_an_onset_class_is_read_as_the_onset_and_never_guessed_at_as_a_finding(
+    linker: PhraseLinker, when: str
+) -> None:
+    """Onset words that are not in the list of non-clinical words ("infantile", "neonatal")
+    once reached the embedding search: "Infantile onset" became Atopic dermatitis through its
+    synonym "Infantile eczema"."""
+    fuzzy, calls = _accepting_everything(linker)
+    parsed = fuzzy.parse_question(f"A girl with hypotonia. {when}")
+    assert calls == []
+    assert [f.hpo_id for f in parsed.findings] == ["HP:0001252"]
+    assert parsed.onset is not None
+
+
+def test_what_an_onset_phrase_says_began_is_still_read(linker: PhraseLinker) -> None:
+    fuzzy, calls = _accepting_everything(linker)
+    fuzzy.parse_question("Onset of rhythmic shaking at 3 months.")
+    assert any("rhythmic shaking" in c for c in calls)
+
+
 def test_fragments_about_relatives_or_normal_results_are_not_guessed_at(linker: PhraseLinker) -> None:
     fuzzy, calls = _accepting_everything(linker)
     parsed = fuzzy.parse_question("Hypotonia, MRI normal, unremarkable EEG. His father has rhythmic shaking.")

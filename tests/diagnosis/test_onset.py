@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from meddiag.diagnosis.onset import ONSET_CLASSES, onset_at, onset_gap, onset_of_class, parse_onset
+from meddiag.diagnosis.onset import (
+    ONSET_CLASSES,
+    onset_at,
+    onset_gap,
+    onset_of_class,
+    parse_onset,
+    when_only_spans,
+)
 from meddiag.schema import Onset
 
 INFANTILE, CONGENITAL, CHILDHOOD, ADULT = "HP:0003593", "HP:0003577", "HP:0011463", "HP:0003581"
@@ -122,3 +129,17 @@ def test_the_gap_is_zero_on_overlap_and_grows_on_a_log_scale_of_months() -> None
 def test_an_onset_range_must_be_ordered() -> None:
     with pytest.raises(ValueError, match="before it starts"):
         Onset(low_years=2.0, high_years=1.0, label="x")
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        ("Infantile onset. No seizures.", ["Infantile onset"]),
+        ("Hypotonia since infancy; onset was in childhood", ["since infancy", "onset was in childhood"]),
+        ("Onset at 20 weeks of gestation", ["Onset at 20 weeks of gestation"]),
+        ("Onset of seizures at 3 months", []),  # names what began, so its words are read
+        ("Seizures, onset at 3 years", []),  # no clinical word to protect: left to the word list
+    ],
+)
+def test_when_only_spans_cover_phrases_that_name_no_finding(text: str, when: list[str]) -> None:
+    assert [text[s:e] for s, e in when_only_spans(text)] == when
