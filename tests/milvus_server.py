@@ -7,7 +7,6 @@ collections named per build, old builds dropped) rather than the Lite one.
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +16,8 @@ from pathlib import Path
 from milvus_lite.server import Server
 from pymilvus import MilvusClient, MilvusException
 
+from tests.ports import free_port
+
 START_TIMEOUT_S = 60.0
 
 
@@ -25,17 +26,11 @@ class MilvusServer:
     uri: str
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def milvus_grpc_server(root: Path) -> Iterator[MilvusServer]:
     """Serve a Milvus data file under `root` on a free loopback port; raise RuntimeError if it does not come up."""
     root.mkdir(parents=True, exist_ok=True)
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     server = Server(str(root / "server.db"), address=address)
     if not server.init() or not server.start():
         raise RuntimeError(f"the Milvus server binary did not start on {address}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 
 import httpx
+
+from tests.ports import free_port
 
 START_TIMEOUT_S = 90.0
 
@@ -32,12 +33,6 @@ class BoltServer:
     log: Path
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _package_dir() -> Path:
     return Path(str(resources.files("arcadedb_embedded")))
 
@@ -49,7 +44,7 @@ def arcadedb_bolt_server(root: Path) -> Iterator[BoltServer]:
     java = package / "jre" / "bin" / "java"
     if not java.is_file():
         raise RuntimeError(f"arcadedb-embedded has no bundled JRE at {java}")
-    bolt_port, http_port, https_port = _free_port(), _free_port(), _free_port()
+    bolt_port, http_port, https_port = free_port(), free_port(), free_port()
     password = "t-" + secrets.token_hex(8)
     root.mkdir(parents=True, exist_ok=True)
     log = root / "server.log"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +26,7 @@ from meddiag.reasoning.llm import LLMReasoner, check_endpoint
 from meddiag.reasoning.offline import OfflineReasoner
 from meddiag.schema import KGEvidence, RelationalHop, RelationalResult, SemanticHop, SemanticResult
 from meddiag.service import MedDiagService
+from tests.ports import free_port
 from tests.reasoning import world
 
 VIGNETTE = "A 14-year-old boy with spider fingers, aortic root dilatation and tall stature. No intellectual disability."
@@ -109,12 +109,6 @@ def _reasoner(url: str, offline: OfflineReasoner, **changes: Any) -> LLMReasoner
     return LLMReasoner(_settings(url, **changes), fallback=offline)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_valid_json_reply_is_used(llm_server: ScriptedLLM, reasoner: OfflineReasoner) -> None:
     llm_server.script = lambda prompt: (
         200,
@@ -178,7 +172,7 @@ def test_http_error_falls_back(llm_server: ScriptedLLM, reasoner: OfflineReasone
 
 
 def test_unreachable_endpoint_falls_back(reasoner: OfflineReasoner) -> None:
-    llm = _reasoner(f"http://127.0.0.1:{_free_port()}/v1", reasoner)
+    llm = _reasoner(f"http://127.0.0.1:{free_port()}/v1", reasoner)
     parsed = llm.parse_question(VIGNETTE)
     assert llm.plan_relational(parsed, KGEvidence()) == reasoner.plan_relational(parsed, KGEvidence())
     assert "cannot be reached" in llm.fallbacks[0]
@@ -314,7 +308,7 @@ def test_the_model_may_reorder_but_a_named_genes_disease_stays_first(
 def test_check_endpoint_reports_reachability(llm_server: ScriptedLLM) -> None:
     ok, message = check_endpoint(_settings(llm_server.url))
     assert ok and "test-model" in message
-    ok, message = check_endpoint(_settings(f"http://127.0.0.1:{_free_port()}/v1"))
+    ok, message = check_endpoint(_settings(f"http://127.0.0.1:{free_port()}/v1"))
     assert not ok and "cannot be reached" in message
     ok, message = check_endpoint(_settings("", llm_model=""))
     assert not ok and "offline" in message

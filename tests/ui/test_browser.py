@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
@@ -38,12 +39,6 @@ CHROMIUM_ARGS = [
 QUESTION = "Child with arachnodactyly, ectopia lentis and aortic root dilatation. What is the differential diagnosis?"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(demo_kb_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with _running_app(demo_kb_home, tmp_path_factory) as url:
@@ -55,7 +50,7 @@ def _running_app(demo_kb_home: Path, tmp_path_factory: pytest.TempPathFactory) -
     """The app on a free port, on its own copy of the demo KB (a Milvus Lite file admits one process)."""
     home = tmp_path_factory.mktemp("browser-home")
     shutil.copytree(demo_kb_home, home, dirs_exist_ok=True)
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "MEDDIAG_HOME": str(home)}
     log = (tmp_path_factory.mktemp("browser-log") / "streamlit.log").open("w")
     proc = subprocess.Popen(
