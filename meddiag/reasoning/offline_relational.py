@@ -20,6 +20,14 @@ from meddiag.reasoning.text_match import PLACEHOLDER, is_disease, is_open_slot, 
 from meddiag.reasoning.wording import join_words
 from meddiag.schema import KGEvidence, KGTriple, ParsedQuestion, RelationalHop, TriplePattern
 
+# Shown with a candidate that no reported finding matches: the ranker placed it on the
+# features the case reports examined and absent, which published cases list for the
+# diagnosis under consideration (`ranking` step 3).
+ONLY_EXAMINED_ABSENT = (
+    "no reported finding matches it: ranked on the features examined and reported absent, "
+    "which case descriptions list for a diagnosis under consideration"
+)
+
 _FACT_TEMPLATES = {
     "ASSOCIATED_GENE": "gene {}",
     "HAS_INHERITANCE": "inheritance {}",
@@ -206,9 +214,12 @@ class RelationalSteps:
         out: list[RankedEntity] = []
         for r in ranked:
             # A candidate matching no finding is not evidence of anything, unless the ranker
-            # scored it through its series because its own facts are hidden or missing, or
-            # the question names a gene of it. Judged on the phenotype fit, before priors.
-            if not r.genes and (r.score - r.prior <= 0 or (not r.for_ and not r.series)):
+            # scored it through its series because its own facts are hidden or missing, on
+            # features the case reports examined and absent (published cases list those of the
+            # diagnosis considered: the ranker's step 3), or because the question names a gene
+            # of it. Judged on the phenotype fit, before priors.
+            considered = [c.finding_label for c in r.against if c.kind == "excluded_but_expected"]
+            if not r.genes and (r.score - r.prior <= 0 or not (r.for_ or r.series or considered)):
                 continue
             close = [m for m in r.for_ if m.ic >= share * self.res.ic(m.finding)]
             # A feature annotated as (almost) never seen ("absent in the patients studied (0%)")
@@ -221,6 +232,8 @@ class RelationalSteps:
                 if c.is_finding and (c.kind != "excluded_but_expected" or c.frequency >= rare)
             ]
             caveats = [c.finding_label for c in r.against if not c.is_finding]
+            if not r.for_ and not r.series and not r.genes:
+                caveats.insert(0, ONLY_EXAMINED_ABSENT)
             out.append(
                 RankedEntity(
                     id=r.id,

@@ -155,8 +155,12 @@ def test_relational_answer_ranks_by_phenotype_similarity(
     patterns = reasoner.plan_relational(parsed, KGEvidence())[0]
     kept, _ = reasoner.filter_triples(patterns, triples, parsed)
     answer = reasoner.answer_relational(patterns, kept, parsed)
-    assert [e.id for e in answer.entities] == [world.MARFAN, world.LDS]
+    assert [e.id for e in answer.entities][:2] == [world.MARFAN, world.LDS]
     assert "Intellectual disability" in answer.entities[1].against
+    # Below them only what the examined-and-absent intellectual disability puts there, saying so.
+    for e in answer.entities[2:]:
+        assert e.for_ == [] and "Intellectual disability" in e.against
+        assert "examined and reported absent" in e.caveats[0]
     assert answer.channel == "relational"
 
 
@@ -279,6 +283,36 @@ def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
     entities = reasoner._relational.rank(_parsed(reasoner), None, 10)
     assert [e.id for e in entities] == [world.LDS]
     assert entities[0].for_ == [] and entities[0].series == f"Marfan syndrome ({world.MARFAN})"
+
+
+def test_a_candidate_ranked_on_features_examined_and_absent_is_kept_and_says_so(
+    reasoner: OfflineReasoner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No reported finding matches LDS, but the case reports its features examined and absent,
+    which the ranker counts as a sign the diagnosis was considered: the relational channel
+    keeps the ranker's order and says what the place rests on."""
+    from meddiag.diagnosis import ranking
+
+    examined = ranking.FindingConflict(
+        finding="HP:0002616",
+        finding_label="Aortic root aneurysm",
+        disease_term="HP:0002616",
+        frequency=0.8,
+        kind="excluded_but_expected",
+        sources=("PMID:4",),
+    )
+
+    def ranked(*args: object, **kwargs: object) -> list[ranking.RankedDisease]:
+        return [
+            ranking.RankedDisease(id=world.LDS, name="LDS", score=2.0, rank=1, against=(examined,)),
+            ranking.RankedDisease(id=world.EPI, name="EPI", score=1.0, rank=2),
+        ]
+
+    monkeypatch.setattr(ranking, "rank_diseases", ranked)
+    entities = reasoner._relational.rank(_parsed(reasoner), None, 10)
+    assert [e.id for e in entities] == [world.LDS]
+    assert entities[0].for_ == [] and entities[0].against == ["Aortic root aneurysm"]
+    assert entities[0].caveats and "examined and reported absent" in entities[0].caveats[0]
 
 
 def test_a_features_answer_orders_by_curated_frequency(
