@@ -310,7 +310,8 @@ class DifferentialEntry(Model):
     # Other catalogue ids of the same disease (ORPHA, MONDO …) whose evidence this row merges.
     aliases: list[str] = Field(default_factory=list)
     # Set when no visible fact of the disease itself matches: the member of its MONDO series
-    # (same parent class) whose fit it was scored by, as "Name (id)".
+    # (same parent class) whose fit it was scored by (or, with facts of its own that match
+    # nothing, shrunk toward), as "Name (id)".
     series: str = ""
     # Genes named in the question that the disease is associated with; such diseases rank first.
     genes: list[str] = Field(default_factory=list)

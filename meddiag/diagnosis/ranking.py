@@ -185,7 +185,8 @@ class RankedDisease:
     for_: tuple[FindingMatch, ...] = ()
     against: tuple[FindingConflict, ...] = ()
     absent: tuple[str, ...] = field(default=())  # frequent disease features the patient lacks
-    # With no visible phenotype fact of its own, the MONDO sibling whose fit it was scored by.
+    # With no visible phenotype fact of its own that matches a finding, the MONDO sibling
+    # whose fit it was scored (or, with facts that match nothing, shrunk) toward.
     series: str = ""
     genes: tuple[str, ...] = ()  # genes named in the question that the disease is associated with
     # What the score owes to something other than the phenotype: a named gene's tier, the
@@ -493,6 +494,9 @@ def rank_diseases(
     """
     del age_years
     scores = score_all(index, observed, excluded, exclude_sources=exclude_sources, params=params, onset=onset)
+    # The scores borrowing left, before the sex penalty and a named gene's tier move a lender
+    # away from the profiles scored just below it (`_best_sibling`).
+    borrowed = scores.copy()
     against_sex = adjust_for_sex(index, scores, sex, exclude_sources, params)
     named = _gene_profiles(index, genes or {}) if params.gene_weight else {}
     if named:
@@ -518,9 +522,14 @@ def rank_diseases(
     for r, p in enumerate(order.tolist()):
         disease = explain(index, p, float(scores[p]), r + 1, q, hidden, exclude_sources)
         # A disease whose own facts are all hidden (or never curated) is scored as its best
-        # sibling (`borrow_from_siblings`): name that sibling, since no finding explains it.
-        if params.sibling_prior and not index.feature_cover(p, exclude_sources, hidden).curated:
-            disease = replace(disease, series=_best_sibling(index, p, scores))
+        # sibling (`borrow_from_siblings`), and one whose few visible facts match no finding
+        # ranks on the share it borrows from the best-fitting one: name that sibling, since
+        # no finding of its own explains its place.
+        if params.sibling_prior and not disease.for_:
+            if not index.feature_cover(p, exclude_sources, hidden).curated:
+                disease = replace(disease, series=_best_sibling(index, p, borrowed))
+            else:
+                disease = replace(disease, series=_best_fitting_sibling(index, p, borrowed))
         if p in named:
             disease = replace(disease, genes=named[p], prior=disease.prior + params.gene_weight)
         if p in against_sex:
@@ -622,6 +631,14 @@ def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> st
     if len(above) == 0:
         return ""
     return index.profiles[int(above[np.argmin(scores[above])])]
+
+
+def _best_fitting_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:
+    """The sibling whose fit a profile with visible facts is shrunk toward: the best-scoring one."""
+    sib = index.siblings
+    row = sib.indices[sib.indptr[profile] : sib.indptr[profile + 1]]
+    row = row[np.isfinite(scores[row])]
+    return index.profiles[int(row[np.argmax(scores[row])])] if len(row) else ""
 
 
 def top_indices(scores: np.ndarray, k: int) -> np.ndarray:

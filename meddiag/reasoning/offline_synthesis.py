@@ -230,7 +230,7 @@ class Synthesiser:
                 else ""
             )
             + (
-                f", with no visible feature of its own, scored as the member of its disease series "
+                f", with no visible feature of its own that matches, scored as the member of its disease series "
                 f"that fits best, {top.series}"
                 if top.series and not top.for_
                 else ""

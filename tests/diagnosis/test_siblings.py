@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from meddiag.diagnosis.index import PhenotypeIndex
+from meddiag.diagnosis.index import X_RECESSIVE, PhenotypeIndex
 from meddiag.diagnosis.ranking import DEFAULT_PARAMS, rank_diseases, score_all
 from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import Relation
@@ -132,3 +132,32 @@ def test_a_disease_scored_only_through_its_series_names_the_member_it_stands_in_
     visible = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID])}
     assert visible["OMIM:12"].series == "" and visible["OMIM:12"].for_
     assert ranked["OMIM:12"].as_entry().series == "OMIM:11"
+
+
+def test_the_member_stood_in_for_is_named_when_the_sex_penalty_moves_it_below(
+    tiny_ontology: Ontology,
+) -> None:
+    """OMIM:11 is X-linked recessive, so for a girl it drops below OMIM:12, which borrowed its
+    phenotype fit: OMIM:12 must still name OMIM:11, or the engine finds no reason to show it."""
+    xr = Relation(subject="OMIM:11", predicate="HAS_INHERITANCE", object=X_RECESSIVE, sources=["OMIM:11"])
+    index = PhenotypeIndex(tiny_ontology, [*series_relations(), xr])
+    hidden = frozenset({"PMID:9"})
+    ranked = [r for r in rank_diseases(index, [SEIZURE, ID], sex="female", exclude_sources=hidden)]
+    ids = [r.id for r in ranked]
+    assert ids.index("OMIM:12") < ids.index("OMIM:11")  # the premise: the penalty moved the lender
+    assert ranked[ids.index("OMIM:12")].series == "OMIM:11"
+
+
+def test_a_disease_whose_visible_facts_match_nothing_names_the_member_it_is_shrunk_toward(
+    tiny_ontology: Ontology,
+) -> None:
+    """OMIM:12 keeps one visible fact, macrocephaly, which no finding matches; its place comes
+    from the share of OMIM:11's fit it borrows, so it names OMIM:11 as its series."""
+    own = has("OMIM:12", MACROCEPHALY, 0.9, "OMIM:12")
+    index = PhenotypeIndex(tiny_ontology, [*series_relations(), own])
+    hidden = frozenset({"PMID:9"})
+    ranked = {r.id: r for r in rank_diseases(index, [SEIZURE, ID], exclude_sources=hidden)}
+    assert ranked["OMIM:12"].for_ == ()
+    assert ranked["OMIM:12"].series == "OMIM:11"
+    assert ranked["OMIM:13"].series == ""  # no series to borrow from
+    assert ranked["OMIM:11"].series == ""  # its own facts explain it
