@@ -183,7 +183,8 @@ def tokenize(text: str) -> list[Token]:
                 start,
                 end,
                 not plain and bool(_HARD_BREAK.search(gap)),
-                not plain and bool(_SOFT_BREAK.search(gap)),
+                # a slash inside a compound ("anti-CD3/CD28-induced") joins, with spaces it separates
+                not plain and gap != "/" and bool(_SOFT_BREAK.search(gap)),
                 not plain and bool(_COLON_ONLY.fullmatch(gap)),
             )
         )

@@ -106,6 +106,27 @@ def _by_first_word(cues: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[s
     return {w: tuple(c) for w, c in out.items()}
 
 
+# Words that may follow a post cue inside its own clause ("absent in both hands", "absent at
+# birth"); any other word after "absent" is the noun it qualifies ("absent thumbs").
+_AFTER_POST: frozenset[str] = frozenset(
+    {"and", "or", "nor", "in", "on", "at", "from", "since", "for", "to", "throughout", "during"}
+    | {"until", "after", "before", "by", "both", "upon", "as", "of", "when", "if", "than"}
+)
+
+
+def _attributive(tokens: Sequence[Token], i: int, cue: tuple[str, ...]) -> bool:
+    """Whether the post cue at `i` is an adjective before its noun ("absent circulating
+    isohemagglutinin"): that names a finding, it does not negate what came before it."""
+    j = i + len(cue)
+    if cue != ("absent",) or j >= len(tokens):
+        return False
+    nxt = tokens[j]
+    if nxt.boundary_before or nxt.comma_before or nxt.colon_before:
+        return False
+    word = nxt.lower
+    return word.isalpha() and word not in _AFTER_POST and word not in TERMINATORS and not word.endswith("ly")
+
+
 _PRE_BY_WORD = _by_first_word(PRE_CUES)
 _POST_BY_WORD = _by_first_word(POST_CUES)
 _SINGLE_PRE = frozenset(c[0] for c in PRE_CUES if len(c) == 1)
@@ -160,6 +181,8 @@ def negated_positions(tokens: Sequence[Token], covered: Collection[int] = frozen
             key=len,
             default=None,
         )
+        if post is not None and _attributive(tokens, i, post):
+            post = None
         if post is not None and (pre is None or len(post) > len(pre)):
             # Backwards to the previous hard boundary, comma or clause opener.
             j = i - 1

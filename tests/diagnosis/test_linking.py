@@ -77,6 +77,27 @@ def test_post_negation_and_multiword_cues(linker: PhraseLinker) -> None:
     assert found["HP:0001945"].excluded
 
 
+@pytest.mark.parametrize(
+    ("text", "hypotonia_excluded"),
+    [
+        # "absent" before its noun names a finding and negates nothing before it
+        ("He has hypotonia and absent circulating isohemagglutinin.", False),
+        ("Hypotonia and absent zygomatic arch.", False),
+        # after what it negates, it is a negation, whatever follows in its clause
+        ("Hypotonia absent.", True),
+        ("Hypotonia was absent at birth.", True),
+        ("Hypotonia absent, seizures present.", True),
+        ("Hypotonia absent bilaterally.", True),
+        ("Hypotonia absent and seizures present.", True),
+    ],
+)
+def test_absent_before_a_noun_is_a_finding_not_a_negation(
+    linker: PhraseLinker, text: str, hypotonia_excluded: bool
+) -> None:
+    found = _by_id(linker.link(text).findings)
+    assert found["HP:0001252"].excluded is hypotonia_excluded
+
+
 def test_negation_does_not_leak_into_the_next_sentence(linker: PhraseLinker) -> None:
     found = _by_id(linker.link("She has no fever. Seizures started at 3 months.").findings)
     assert found["HP:0001945"].excluded
@@ -308,6 +329,23 @@ def test_embedding_fallback_links_uncovered_fragments(linker: PhraseLinker) -> N
     assert by_id["HP:0001250"].confidence == pytest.approx(0.91)
     assert any("approximately" in w for w in parsed.warnings)
     assert all("hypotonia" not in c for c in calls)  # covered text is never sent
+
+
+def test_a_slash_inside_a_compound_keeps_the_fragment_whole(linker: PhraseLinker) -> None:
+    """The word group "anti-CD3/CD28-induced" is one fragment: split at the slash, its halves were read apart
+    ("decreased anti-CD3" as Decreased body weight); a slash between spaced words still separates."""
+    calls: list[str] = []
+
+    def embed_search(text: str) -> list[tuple[str, float]]:
+        calls.append(text)
+        return [("HP:0001250", 0.2)]
+
+    fuzzy = PhraseLinker(linker.ontology, embed_search=embed_search)
+    fuzzy.parse_question("A boy with decreased anti-CD3/CD28-induced T-cell proliferation and hypotonia")
+    assert calls == ["decreased anti-CD3/CD28-induced T-cell proliferation"]
+    calls.clear()
+    fuzzy.parse_question("A boy with purple widgets / green sprockets")
+    assert calls == ["purple widgets", "green sprockets"]
 
 
 def test_a_disease_name_does_not_hide_the_findings_inside_it(linker: PhraseLinker) -> None:
