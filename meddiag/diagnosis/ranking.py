@@ -460,7 +460,7 @@ def borrow_from_siblings(
     # (it is shrunk toward its own series too) and just below it — a disease that shows
     # nothing must not rank above the disease whose evidence it borrows.
     for p in np.flatnonzero(has & ~own).tolist():
-        row = sib.indices[sib.indptr[p] : sib.indptr[p + 1]]
+        row = _siblings(index, p)
         lender = row[np.argmax(scores[row])]
         out[p] = out[lender] - JUST_BELOW
     return out
@@ -623,10 +623,15 @@ def _gene_profiles(index: PhenotypeIndex, genes: Mapping[str, Sequence[str]]) ->
     return out
 
 
+def _siblings(index: PhenotypeIndex, profile: int) -> np.ndarray:
+    """The profiles sharing a MONDO parent class with `profile` (its phenotypic series)."""
+    sib = index.siblings
+    return sib.indices[sib.indptr[profile] : sib.indptr[profile + 1]]
+
+
 def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:
     """The sibling a profile with nothing visible was scored by: the one ranked just above it."""
-    sib = index.siblings
-    row = sib.indices[sib.indptr[profile] : sib.indptr[profile + 1]]
+    row = _siblings(index, profile)
     above = row[scores[row] >= scores[profile]] if np.isfinite(scores[profile]) else row[:0]
     if len(above) == 0:
         return ""
@@ -635,8 +640,7 @@ def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> st
 
 def _best_fitting_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:
     """The sibling whose fit a profile with visible facts is shrunk toward: the best-scoring one."""
-    sib = index.siblings
-    row = sib.indices[sib.indptr[profile] : sib.indptr[profile + 1]]
+    row = _siblings(index, profile)
     row = row[np.isfinite(scores[row])]
     return index.profiles[int(row[np.argmax(scores[row])])] if len(row) else ""
 

@@ -218,7 +218,7 @@ class RelationalSteps:
             # features the case reports examined and absent (published cases list those of the
             # diagnosis considered: the ranker's step 3), or because the question names a gene
             # of it. Judged on the phenotype fit, before priors.
-            considered = [c.finding_label for c in r.against if c.kind == "excluded_but_expected"]
+            considered = any(c.kind == "excluded_but_expected" for c in r.against)
             if not r.genes and (r.score - r.prior <= 0 or not (r.for_ or r.series or considered)):
                 continue
             close = [m for m in r.for_ if m.ic >= share * self.res.ic(m.finding)]
