@@ -1,9 +1,9 @@
 """Which words of a clinical sentence fall under a negation ("no", "without", "denies" …).
 
 A NegEx-style rule set, kept small on purpose: a *pre* cue ("no", "without", "negative
-for", "no evidence of") negates what follows it up to the next clause boundary; a *post*
-cue ("absent", "ruled out", "not observed") negates what precedes it back to the previous
-boundary. Boundaries are sentence punctuation and words that open a new clause ("but",
+for", "no evidence of") negates what follows it up to the next clause boundary ("absence
+of" inside an affirmed list: up to the next comma); a *post* cue ("absent", "ruled out",
+"not observed") negates what precedes it back to the previous boundary. Boundaries are sentence punctuation and words that open a new clause ("but",
 "however", "has", "with" …). Cue words that belong to a matched phenotype phrase
 ("Absent thumb") are part of the finding, not a negation, so the caller passes the token
 positions already covered by phrases.
@@ -130,6 +130,7 @@ def _attributive(tokens: Sequence[Token], i: int, cue: tuple[str, ...]) -> bool:
 _PRE_BY_WORD = _by_first_word(PRE_CUES)
 _POST_BY_WORD = _by_first_word(POST_CUES)
 _SINGLE_PRE = frozenset(c[0] for c in PRE_CUES if len(c) == 1)
+_NOMINAL_PRE = frozenset({("absence", "of"), ("lack", "of")})
 
 
 class Token(NamedTuple):
@@ -194,10 +195,16 @@ def negated_positions(tokens: Sequence[Token], covered: Collection[int] = frozen
             i += len(post)
             continue
         if pre is not None:
+            # A nominal cue opening one item of a list whose item before it stands affirmed
+            # ("lethargy, absence of granulocytes, fever") names that item's finding and negates
+            # it only; "no X, Y or Z" negates the rest of its clause wherever it stands.
+            item_only = pre in _NOMINAL_PRE and tokens[i].comma_before and (i - 1) not in negated
             j = i + len(pre)
             while j < n and not tokens[j].boundary_before and tokens[j].lower not in TERMINATORS:
                 if tokens[j].lower in _SINGLE_PRE and j not in covered:
                     break  # the next cue ("no X, no Y") negates the rest of the clause itself
+                if item_only and tokens[j].comma_before:
+                    break
                 negated.add(j)
                 j += 1
             i += len(pre)

@@ -98,6 +98,27 @@ def test_absent_before_a_noun_is_a_finding_not_a_negation(
     assert found["HP:0001252"].excluded is hypotonia_excluded
 
 
+@pytest.mark.parametrize(
+    ("text", "scoliosis_excluded", "hypotonia_excluded"),
+    [
+        # "absence of" opening one item of an affirmed list negates that item only
+        ("Lethargy, absence of fever, scoliosis and hypotonia.", False, False),
+        # opening the clause, or after a negated item, it negates the rest of the list
+        ("Absence of fever, scoliosis and hypotonia.", True, True),
+        ("No seizures, absence of fever, scoliosis and hypotonia.", True, True),
+        # "no" inside a list negates the rest of its clause as before
+        ("Lethargy, no fever, scoliosis or hypotonia.", True, True),
+    ],
+)
+def test_absence_of_inside_a_list_negates_its_own_item(
+    linker: PhraseLinker, text: str, scoliosis_excluded: bool, hypotonia_excluded: bool
+) -> None:
+    found = _by_id(linker.link(text).findings)
+    assert found["HP:0001945"].excluded  # fever
+    assert found["HP:0002650"].excluded is scoliosis_excluded
+    assert found["HP:0001252"].excluded is hypotonia_excluded
+
+
 def test_negation_does_not_leak_into_the_next_sentence(linker: PhraseLinker) -> None:
     found = _by_id(linker.link("She has no fever. Seizures started at 3 months.").findings)
     assert found["HP:0001945"].excluded
