@@ -138,6 +138,9 @@ _ID_PREFIX_ORDER = {"OMIM": 0, "ORPHA": 1, "MONDO": 2, "DECIPHER": 3}
 
 # Plurals the suffix rules below cannot fold ("calves" is not "calve").
 _IRREGULAR_PLURALS = {"calves": "calf", "feet": "foot", "teeth": "tooth", "halves": "half"}
+# Spellings in common use that the rules below do not bring together (after "ae" → "e"): HPO
+# labels HP:0011410 "Caesarian section", clinicians write "caesarean" or "cesarean".
+_VARIANT_SPELLINGS = {"cesarian": "cesarean"}
 
 
 @lru_cache(maxsize=65536)
@@ -156,6 +159,7 @@ def fold_word(word: str) -> str:
             w = w.replace("oe", "e", 1) if not w.startswith("foe") else "fe" + w[3:]
         if len(w) > 5 and w.endswith("our"):
             w = w[:-3] + "or"  # tumour, behaviour, colour
+        w = _VARIANT_SPELLINGS.get(w, w)
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         if w.endswith("ies") and len(w) > 4:
             w = w[:-3] + "y"

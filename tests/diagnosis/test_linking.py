@@ -59,6 +59,12 @@ def test_british_spelling_and_plurals_fold(linker: PhraseLinker) -> None:
     assert {"HP:0000969", "HP:0001903"} <= ids
 
 
+@pytest.mark.parametrize("text", ["Born by caesarean section.", "Cesarean section", "caesarian section"])
+def test_variant_spellings_reach_the_term(linker: PhraseLinker, text: str) -> None:
+    # HPO spells HP:0011410 "Caesarian section"
+    assert [f.hpo_id for f in linker.link(text).findings] == ["HP:0011410"]
+
+
 def test_negation_scope_runs_to_the_clause_boundary(linker: PhraseLinker) -> None:
     text = "No fever or cleft palate, but seizures. Hypotonia without scoliosis; denies hearing loss."
     found = _by_id(linker.link(text).findings)
