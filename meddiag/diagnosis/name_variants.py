@@ -17,14 +17,25 @@ _INVERTED = re.compile(r"^([^,()]+), ([A-Za-z-]+(?: [A-Za-z-]+)?)$")
 
 # "Low blood neutrophil count", "Decreased B cell count", "High blood eosinophil count".
 _COUNT = re.compile(
-    r"^(low|decreased|reduced|high|increased|elevated) (?:(?:blood|total|circulating) )?"
+    r"^(abnormal|low|decreased|reduced|high|increased|elevated) (?:(?:blood|total|circulating) )?"
     r"([a-z0-9 -]+?) (count|number)$",
+    re.IGNORECASE,
+)
+# "Decreased proportion of CD4-positive T cells", "Abnormal proportion of gamma-delta T cells".
+_PROPORTION = re.compile(
+    r"^(abnormal|low|decreased|reduced|high|increased|elevated) proportion of ([A-Za-z0-9 +-]+)$",
     re.IGNORECASE,
 )
 # "Proximal muscle weakness in upper limbs": a finding, then where it is (a few words each).
 _WHERE = re.compile(r"^([A-Za-z-]+)((?: [A-Za-z-]+){0,3}) in ((?:the )?[A-Za-z-]+(?: [A-Za-z-]+)?)$")
 _LOWER = ("decreased", "reduced", "low")
 _HIGHER = ("increased", "elevated", "high")
+
+
+def _direction_words(direction: str) -> tuple[str, ...]:
+    """A direction word and its synonyms; "abnormal" has none."""
+    d = direction.lower()
+    return _LOWER if d in _LOWER else _HIGHER if d in _HIGHER else (d,)
 
 
 def uninverted(name: str) -> str | None:
@@ -44,14 +55,14 @@ def count_variants(name: str) -> list[str]:
     """Other wordings of a blood-count name: "Low neutrophil count" is also written "decreased
     neutrophil count" or, as newer HPO labels have it, "decreased total neutrophil count".
 
-    The direction word takes each of its synonyms, "count" and "number" stand for each other,
+    The direction word takes each of its synonyms ("abnormal" stays itself), "count" and "number" stand for each other,
     and "total" may stand before the cell type; "blood" and "circulating" are dropped.
     """
     m = _COUNT.match(name.strip())
     if not m:
         return []
     direction, cell, _ = m.groups()
-    words = _LOWER if direction.lower() in _LOWER else _HIGHER
+    words = _direction_words(direction)
     return [
         f"{d} {total}{cell} {unit}" for d, total, unit in product(words, ("", "total "), ("count", "number"))
     ]
@@ -71,3 +82,19 @@ def located_variants(name: str) -> list[str]:
     if rest:
         out.append(f"{first} {site} {rest}")
     return out
+
+
+def proportion_variants(name: str) -> list[str]:
+    """The cell type before "proportion": "Decreased proportion of CD4-positive T cells" is
+    written "decreased CD4+ T cell proportion" by newer HPO labels and flow-cytometry reports.
+
+    The direction word takes each of its synonyms ("abnormal" stays itself); a marker's
+    "-positive" is dropped, as the "+" that replaces it is not a word; plurals fold in the index.
+    """
+    m = _PROPORTION.match(name.strip())
+    if not m:
+        return []
+    direction, cells = m.groups()
+    words = _direction_words(direction)
+    kinds = dict.fromkeys((cells, re.sub(r"-positive\b", "", cells, flags=re.IGNORECASE)))
+    return [f"{w} {c} proportion" for w, c in product(words, kinds)]

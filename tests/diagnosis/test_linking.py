@@ -59,6 +59,22 @@ def test_british_spelling_and_plurals_fold(linker: PhraseLinker) -> None:
     assert {"HP:0000969", "HP:0001903"} <= ids
 
 
+@pytest.mark.parametrize(
+    ("text", "hpo_id"),
+    [
+        # newer HPO labels for HP:0032218 "Decreased proportion of CD4-positive T cells"
+        ("Decreased CD4+ T cell proportion.", "HP:0032218"),
+        ("reduced CD4-positive T cell proportion", "HP:0032218"),
+        # and for HP:0040089 "Abnormal natural killer cell count"
+        ("abnormal total natural killer cell count", "HP:0040089"),
+    ],
+)
+def test_newer_wordings_of_cell_proportions_and_counts_link(
+    linker: PhraseLinker, text: str, hpo_id: str
+) -> None:
+    assert [f.hpo_id for f in linker.link(text).findings] == [hpo_id]
+
+
 @pytest.mark.parametrize("text", ["Born by caesarean section.", "Cesarean section", "caesarian section"])
 def test_variant_spellings_reach_the_term(linker: PhraseLinker, text: str) -> None:
     # HPO spells HP:0011410 "Caesarian section"

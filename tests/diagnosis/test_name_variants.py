@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.name_variants import count_variants, located_variants, uninverted
+from meddiag.diagnosis.name_variants import count_variants, located_variants, proportion_variants, uninverted
 
 
 @pytest.mark.parametrize(
@@ -40,9 +40,38 @@ def test_a_count_name_takes_each_direction_synonym_total_and_number() -> None:
     assert "elevated total eosinophil count" in count_variants("High blood eosinophil count")
 
 
-@pytest.mark.parametrize("name", ["Neutropenia", "Abnormal neutrophil count", "Decreased CD4:CD8 ratio"])
+def test_an_abnormal_count_keeps_its_word_and_takes_total_and_number() -> None:
+    variants = count_variants("Abnormal natural killer cell count")
+    assert "abnormal total natural killer cell count" in variants
+    assert "abnormal natural killer cell number" in variants
+    assert not any(v.startswith(("decreased", "increased")) for v in variants)
+
+
+@pytest.mark.parametrize("name", ["Neutropenia", "Abnormality of neutrophils", "Decreased CD4:CD8 ratio"])
 def test_names_that_are_not_a_directed_count_give_no_variant(name: str) -> None:
     assert count_variants(name) == []
+
+
+def test_a_proportion_name_puts_the_cells_first_without_their_positive_marker() -> None:
+    variants = proportion_variants("Decreased proportion of CD4-positive T cells")
+    assert "decreased CD4 T cells proportion" in variants  # "CD4+" reads as "CD4"
+    assert "reduced CD4-positive T cells proportion" in variants
+    assert not any(v.startswith(("increased", "abnormal")) for v in variants)
+    assert proportion_variants("Abnormal proportion of gamma-delta T cells") == [
+        "abnormal gamma-delta T cells proportion"
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Decreased proportion of CD4-positive, alpha-beta T cells",  # a list, not one cell type
+        "Decreased CD4:CD8 ratio",
+        "Proportionate short stature",
+    ],
+)
+def test_names_that_are_not_a_directed_proportion_give_no_variant(name: str) -> None:
+    assert proportion_variants(name) == []
 
 
 @pytest.mark.parametrize(
