@@ -26,7 +26,13 @@ from meddiag.diagnosis.ages import AGE_SEX, parse_age
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
 from meddiag.diagnosis.lab_values import LabReading, UnreadLab, read_lab_values
 from meddiag.diagnosis.name_overlap import NameOverlap
-from meddiag.diagnosis.name_variants import count_variants, located_variants, proportion_variants, uninverted
+from meddiag.diagnosis.name_variants import (
+    count_variants,
+    immunoglobulin_variants,
+    located_variants,
+    proportion_variants,
+    uninverted,
+)
 from meddiag.diagnosis.negation import Token, negated_positions
 from meddiag.diagnosis.onset import parse_onset, when_only_spans, without_spans
 from meddiag.diagnosis.shorthand import SHORTHAND
@@ -339,6 +345,7 @@ class PhraseLinker:
                     *count_variants(name),
                     *located_variants(name),
                     *proportion_variants(name),
+                    *immunoglobulin_variants(name),
                 ]:
                     key = phrase_key(variant)
                     if key and key not in self._phrases:

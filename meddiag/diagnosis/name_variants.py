@@ -26,6 +26,8 @@ _PROPORTION = re.compile(
     r"^(abnormal|low|decreased|reduced|high|increased|elevated) proportion of ([A-Za-z0-9 +-]+)$",
     re.IGNORECASE,
 )
+# "Decreased circulating antibody concentration": newer HPO labels say "immunoglobulin".
+_CIRCULATING_ANTIBODY = re.compile(r"\bcirculating antibody\b", re.IGNORECASE)
 # "Proximal muscle weakness in upper limbs": a finding, then where it is (a few words each).
 _WHERE = re.compile(r"^([A-Za-z-]+)((?: [A-Za-z-]+){0,3}) in ((?:the )?[A-Za-z-]+(?: [A-Za-z-]+)?)$")
 _LOWER = ("decreased", "reduced", "low")
@@ -98,3 +100,11 @@ def proportion_variants(name: str) -> list[str]:
     words = _direction_words(direction)
     kinds = dict.fromkeys((cells, re.sub(r"-positive\b", "", cells, flags=re.IGNORECASE)))
     return [f"{w} {c} proportion" for w, c in product(words, kinds)]
+
+
+def immunoglobulin_variants(name: str) -> list[str]:
+    """ "Immunoglobulin" for "antibody" in a blood level: "Decreased circulating antibody
+    concentration" is written "decreased circulating immunoglobulin concentration" by newer
+    HPO labels and laboratory reports (a specific antibody, "anti-PR3 antibody", keeps its word)."""
+    variant = _CIRCULATING_ANTIBODY.sub("circulating immunoglobulin", name)
+    return [variant] if variant != name else []

@@ -65,11 +65,13 @@ def test_british_spelling_and_plurals_fold(linker: PhraseLinker) -> None:
         # newer HPO labels for HP:0032218 "Decreased proportion of CD4-positive T cells"
         ("Decreased CD4+ T cell proportion.", "HP:0032218"),
         ("reduced CD4-positive T cell proportion", "HP:0032218"),
+        # HP:0004313 "Decreased circulating antibody concentration"
+        ("decreased circulating immunoglobulin concentration", "HP:0004313"),
         # and for HP:0040089 "Abnormal natural killer cell count"
         ("abnormal total natural killer cell count", "HP:0040089"),
     ],
 )
-def test_newer_wordings_of_cell_proportions_and_counts_link(
+def test_newer_wordings_of_cell_proportions_counts_and_levels_link(
     linker: PhraseLinker, text: str, hpo_id: str
 ) -> None:
     assert [f.hpo_id for f in linker.link(text).findings] == [hpo_id]

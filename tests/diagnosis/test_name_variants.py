@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.name_variants import count_variants, located_variants, proportion_variants, uninverted
+from meddiag.diagnosis.name_variants import (
+    count_variants,
+    immunoglobulin_variants,
+    located_variants,
+    proportion_variants,
+    uninverted,
+)
 
 
 @pytest.mark.parametrize(
@@ -88,3 +94,10 @@ def test_names_that_are_not_a_directed_proportion_give_no_variant(name: str) -> 
 )
 def test_the_site_of_a_finding_can_stand_before_it(name: str, expected: list[str]) -> None:
     assert located_variants(name) == expected
+
+
+def test_a_blood_antibody_level_is_also_an_immunoglobulin_level() -> None:
+    assert immunoglobulin_variants("Decreased circulating antibody concentration") == [
+        "Decreased circulating immunoglobulin concentration"
+    ]
+    assert immunoglobulin_variants("Anti-PR3 antibody positivity") == []
