@@ -92,6 +92,19 @@ _NON_CLINICAL = (
 # A fragment stating that something is normal ("MRI normal", "unremarkable EEG") describes no
 # abnormality, so it is not guessed at however close its vectors come to some HPO term.
 _NORMALITY = frozenset(_words("normal normally unremarkable healthy unaffected"))
+# Words giving a measured finding's direction. The name vectors hardly tell "decreased" from
+# "increased", so an approximate match never turns one into the other.
+_LOWER_WORDS = frozenset(_words("decreased reduced low lower diminished"))
+_HIGHER_WORDS = frozenset(_words("increased elevated high higher raised"))
+
+
+def _direction(words: Iterable[str]) -> int:
+    """-1 for a lowered finding, 1 for a raised one, 0 for neither (or both)."""
+    present = {w.lower() for w in words}
+    down, up = bool(present & _LOWER_WORDS), bool(present & _HIGHER_WORDS)
+    return 0 if down == up else -1 if down else 1
+
+
 _ENGLISH = frozenset(
     _words(
         """a an the and or of in on at to for from by with without as is are was were be been has have had
@@ -574,6 +587,9 @@ class PhraseLinker:
                     if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
                     and score >= self.cover_threshold
                 ]
+                direction = _direction(tokens[k].lower for k in fragment)
+                numbers = {tokens[k].lower for k in fragment if tokens[k].lower.isdigit()}
+                hits = [h for h in hits if self._agrees(h[0], direction, numbers)]
                 names = {t: self._name_overlap.measure(t, words) for t, _ in hits}
                 # Below `embed_threshold` only a name holding every word of the fragment is taken,
                 # and a term sharing no word (or stem) with it is a guess too far: on the dev
@@ -622,6 +638,15 @@ class PhraseLinker:
                 fragment.append(k)
         flush()
         return out
+
+    def _agrees(self, term_id: str, direction: int, numbers: set[str]) -> bool:
+        """Whether an approximate match keeps the fragment's direction and numbers: the name
+        vectors hardly tell "decreased" from "increased" or growth factor 1 from 2."""
+        words = self.ontology.label(term_id).split()
+        if direction and _direction(words) == -direction:
+            return False
+        named = {w for w in words if w.isdigit()}
+        return not (numbers and named and numbers != named)
 
     # ------------------------------------------------------------------ the question
 

@@ -376,6 +376,26 @@ def test_embedding_fallback_links_uncovered_fragments(linker: PhraseLinker) -> N
     assert all("hypotonia" not in c for c in calls)  # covered text is never sent
 
 
+def test_an_approximate_match_keeps_the_direction_and_number_of_the_fragment(linker: PhraseLinker) -> None:
+    """The vectors put "Increased circulating insulin-like growth factor 1 concentration" (HP:0030269)
+    nearest to a decreased level, and growth factor 2 (HP:6000404) next: neither is taken."""
+
+    def embed_search(text: str) -> list[tuple[str, float]]:
+        return [("HP:0030269", 0.95), ("HP:6000404", 0.9), ("HP:0001252", 0.85)]
+
+    fuzzy = PhraseLinker(linker.ontology, embed_search=embed_search)
+    found = fuzzy.parse_question(
+        "A boy with decreased circulating insulin-like growth factor 1 concentration"
+    ).findings
+    assert [
+        f.hpo_id for f in found if f.match == "embedding"
+    ] == []  # no hit agrees; hypotonia shares no word
+    raised = fuzzy.parse_question(
+        "A boy with elevated circulating insulin-like growth factor 1 level"
+    ).findings
+    assert [f.hpo_id for f in raised] == ["HP:0030269"]
+
+
 def test_a_slash_inside_a_compound_keeps_the_fragment_whole(linker: PhraseLinker) -> None:
     """The word group "anti-CD3/CD28-induced" is one fragment: split at the slash, its halves were read apart
     ("decreased anti-CD3" as Decreased body weight); a slash between spaced words still separates."""
