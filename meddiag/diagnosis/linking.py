@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal
 
 from meddiag.diagnosis.ages import AGE_SEX, parse_age
 from meddiag.diagnosis.experiencer import RELATIVES, relative_positions
@@ -297,6 +298,8 @@ class PhraseLinker:
         embed_threshold: float = 0.8,
         lexical_weight: float = 0.5,
         cover_threshold: float = 0.7,
+        rare_names: int = 50,
+        word_share: float = 0.7,
     ) -> None:
         self.ontology = ontology
         self.embed_search = embed_search
@@ -306,6 +309,11 @@ class PhraseLinker:
         self.cover_threshold = cover_threshold
         # The share of the name overlap (0-1) added to a fallback hit's vector similarity.
         self.lexical_weight = lexical_weight
+        # A word used by at most `rare_names` phenotype names is one of a fragment's telling
+        # words; a term found by those words (not by its vector) needs `word_share` of the
+        # fragment's weighted words.
+        self.rare_names = rare_names
+        self.word_share = word_share
         self._phrases: dict[tuple[str, ...], list[PhraseEntry]] = {}
         self._punctuated: set[tuple[str, ...]] = set()  # phrases written with a comma or bracket
         self._colon: set[tuple[str, ...]] = set()  # phrases written with a colon between two words
@@ -581,38 +589,17 @@ class PhraseLinker:
                 first, last = fragment[0], fragment[-1]
                 phrase = text[tokens[first].start : tokens[last].end]
                 words = [tokens[k].norm for k in content]
-                hits = [
-                    (current, score)
-                    for hid, score in self.embed_search(phrase)  # type: ignore[misc]
-                    if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
-                    and score >= self.cover_threshold
-                ]
-                direction = _direction(tokens[k].lower for k in fragment)
-                numbers = {tokens[k].lower for k in fragment if tokens[k].lower.isdigit()}
-                hits = [h for h in hits if self._agrees(h[0], direction, numbers)]
-                names = {t: self._name_overlap.measure(t, words) for t, _ in hits}
-                # Below `embed_threshold` only a name holding every word of the fragment is taken,
-                # and a term sharing no word (or stem) with it is a guess too far: on the dev
-                # vignettes these were all wrong ("8yo" → Oocyte maturation arrest, "later" →
-                # Peg-shaped maxillary lateral incisors).
-                hits = [
-                    h
-                    for h in hits
-                    if (h[1] >= self.embed_threshold or names[h[0]].covers) and names[h[0]].share > 0
-                ]
-                if hits:
-                    # A name holding all the fragment's words comes first ("calf pseudohypertrophy"
-                    # is Calf muscle pseudohypertrophy, though the vectors put Labial
-                    # pseudohypertrophy far closer); then, among close vectors, a term whose name
-                    # shares the fragment's telling words gains.
-                    current, score = max(
-                        hits,
-                        key=lambda h: (names[h[0]].covers, h[1] + self.lexical_weight * names[h[0]].share),
-                    )
+                best = self._closest_term(phrase, [tokens[k].lower for k in fragment], words)
+                if best is not None:
+                    current, score, kind = best
                     label = self.ontology.label(current)
+                    why = (
+                        f"similarity {score:.2f}"
+                        if kind == "embedding"
+                        else "it shares the phrase's rarest words"
+                    )
                     warnings.append(
-                        f"'{phrase}' was matched approximately to the HPO term '{label}' "
-                        f"(similarity {score:.2f}); please check it."
+                        f"'{phrase}' was matched approximately to the HPO term '{label}' ({why}); please check it."
                     )
                     out.append(
                         (
@@ -622,7 +609,7 @@ class PhraseLinker:
                                 label=label,
                                 excluded=any(k in negated for k in fragment),
                                 mention=phrase,
-                                match="embedding",
+                                match=kind,
                                 confidence=round(float(score), 3),
                             ),
                         )
@@ -638,6 +625,63 @@ class PhraseLinker:
                 fragment.append(k)
         flush()
         return out
+
+    def _closest_term(
+        self, phrase: str, lowered: Sequence[str], words: Sequence[str]
+    ) -> tuple[str, float, Literal["embedding", "fuzzy"]] | None:
+        """The HPO term an uncovered fragment most likely names: its nearest name vectors, and
+        the terms whose names hold the fragment's rarest words (which the vectors can lose:
+        "absent circulating isohemagglutinin" lies nearest to Absent circulating B cells).
+        Returns the term, a confidence and how it was found; None when nothing is close."""
+        assert self.embed_search is not None
+        direction = _direction(lowered)
+        numbers = {w for w in lowered if w.isdigit()}
+        hits = [
+            (current, score, "embedding")
+            for hid, score in self.embed_search(phrase)
+            if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
+            and score >= self.cover_threshold
+        ]
+        # One word alone is too little to go on: its seven-letter stem also begins other words
+        # ("interruptions" and Interrupted aortic arch).
+        telling = (
+            set(self._name_overlap.holding_rare(words, self.rare_names)) if len(set(words)) > 1 else set()
+        )
+        near = {t for t, _, _ in hits}
+        hits += [(t, 0.0, "fuzzy") for t in sorted(telling - near)]
+        hits = [h for h in hits if self._agrees(h[0], direction, numbers)]
+        names = {t: self._name_overlap.measure(t, words) for t, _, _ in hits}
+        # Below `embed_threshold` only a name holding every word of the fragment is taken, and
+        # a term sharing no word (or stem) with it is a guess too far: on the dev vignettes
+        # these were all wrong ("8yo" → Oocyte maturation arrest, "later" → Peg-shaped
+        # maxillary lateral incisors). A term found by its words needs most of them.
+        hits = [
+            h
+            for h in hits
+            if names[h[0]].share > 0
+            and (
+                names[h[0]].covers
+                or (h[2] == "embedding" and h[1] >= self.embed_threshold)
+                or (h[0] in telling and names[h[0]].share >= self.word_share)
+            )
+        ]
+        if not hits:
+            return None
+        # A name holding all the fragment's words comes first ("calf pseudohypertrophy" is Calf
+        # muscle pseudohypertrophy, though the vectors put Labial pseudohypertrophy far
+        # closer); then one holding its rarest words; then, among close vectors, a term whose
+        # name shares the fragment's telling words gains.
+        current, score, kind = max(
+            hits,
+            key=lambda h: (
+                names[h[0]].covers,
+                h[0] in telling,
+                (h[1] or self.cover_threshold) + self.lexical_weight * names[h[0]].share,
+            ),
+        )
+        if kind == "fuzzy":
+            score = names[current].share
+        return current, score, "fuzzy" if kind == "fuzzy" else "embedding"
 
     def _agrees(self, term_id: str, direction: int, numbers: set[str]) -> bool:
         """Whether an approximate match keeps the fragment's direction and numbers: the name

@@ -48,6 +48,31 @@ class NameOverlap:
         frequency = Counter(s for name in names for s in {stem(w) for w in name})
         self.weight = {s: math.log(len(names) / n) for s, n in frequency.items()}
         self.unseen = math.log(max(len(names), 1))  # a word no name uses tells the most
+        # Whole words here, not stems: "choroid" must not find Choroideremia.
+        self._word_frequency = Counter(w for name in names for w in set(name))
+        self._terms_by_word: dict[str, set[str]] | None = None  # built on first use
+
+    def _holders(self) -> dict[str, set[str]]:
+        if self._terms_by_word is None:
+            index: dict[str, set[str]] = {}
+            for tid in self.ontology.phenotype_ids:
+                term = self.ontology.terms[tid]
+                for name in (term.name, *term.synonyms):
+                    for w in set(self.words_of(name)):
+                        index.setdefault(w, set()).add(tid)
+            self._terms_by_word = index
+        return self._terms_by_word
+
+    def holding_rare(self, words: Sequence[str], rare: int) -> list[str]:
+        """Terms whose names hold every word of `words` that at most `rare` phenotype names
+        use ("isohemagglutinin", "IgM"): the fragment's telling words, which the name vectors
+        can lose. Words no name uses are left out (nothing can match them); no rare word, no
+        term."""
+        telling = [w for w in set(words) if 0 < self._word_frequency.get(w, 0) <= rare]
+        if not telling:
+            return []
+        holders = self._holders()
+        return sorted(set.intersection(*(holders.get(w, set()) for w in telling)))
 
     def _weigh(self, stems: Iterable[str]) -> float:
         return sum(self.weight.get(s, self.unseen) for s in stems)

@@ -396,6 +396,33 @@ def test_an_approximate_match_keeps_the_direction_and_number_of_the_fragment(lin
     assert [f.hpo_id for f in raised] == ["HP:0030269"]
 
 
+def test_a_name_holding_the_rarest_words_beats_near_vectors_that_lose_them(linker: PhraseLinker) -> None:
+    """The vectors put "absent circulating isohemagglutinin" nearest to Absent circulating B cells
+    (HP:0030252) and never reach Absent isohemagglutinin level (HP:0410293): the one name holding
+    the rare word is read instead, and says how it was found."""
+
+    def embed_search(text: str) -> list[tuple[str, float]]:
+        return [("HP:0030252", 0.91), ("HP:0031507", 0.9)]
+
+    fuzzy = PhraseLinker(linker.ontology, embed_search=embed_search)
+    parsed = fuzzy.parse_question("A boy with absent circulating isohemagglutinin")
+    assert [(f.hpo_id, f.match) for f in parsed.findings] == [("HP:0410293", "fuzzy")]
+    assert any("rarest words" in w for w in parsed.warnings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A boy with interruptions",  # one word: its stem begins Interrupted aortic arch
+        "A boy with choroid thickening",  # "choroid" is not "choroideremia"
+        "A boy with floppy infant",  # Floppy eyelid holds "floppy" but not enough of the phrase
+    ],
+)
+def test_rare_words_alone_do_not_make_a_reading(linker: PhraseLinker, text: str) -> None:
+    fuzzy = PhraseLinker(linker.ontology, embed_search=lambda _: [])
+    assert [f.hpo_id for f in fuzzy.parse_question(text).findings] == []
+
+
 def test_a_slash_inside_a_compound_keeps_the_fragment_whole(linker: PhraseLinker) -> None:
     """The word group "anti-CD3/CD28-induced" is one fragment: split at the slash, its halves were read apart
     ("decreased anti-CD3" as Decreased body weight); a slash between spaced words still separates."""
@@ -629,10 +656,15 @@ def test_a_form_entry_that_cannot_be_read_says_why(linker: PhraseLinker) -> None
 def test_a_name_holding_the_fragments_words_is_taken_only_from_its_own_threshold(
     linker: PhraseLinker,
 ) -> None:
-    far = PhraseLinker(linker.ontology, embed_search=lambda text: [("HP:0003707", 0.69)])
+    # vectors alone (no reading by rare words)
+    far = PhraseLinker(linker.ontology, embed_search=lambda text: [("HP:0003707", 0.69)], rare_names=0)
     assert far.parse_question("calf pseudohypertrophy").findings == []
-    near = PhraseLinker(linker.ontology, embed_search=lambda text: [("HP:0008739", 0.79)])
+    near = PhraseLinker(linker.ontology, embed_search=lambda text: [("HP:0008739", 0.79)], rare_names=0)
     assert near.parse_question("calf pseudohypertrophy").findings == []  # shares a word, holds not both
+    # by its rare words the name holding both is found all the same, and says so
+    words = PhraseLinker(linker.ontology, embed_search=lambda text: [("HP:0008739", 0.79)])
+    found = words.parse_question("calf pseudohypertrophy").findings
+    assert [(f.hpo_id, f.match) for f in found] == [("HP:0003707", "fuzzy")]
 
 
 def test_a_close_vector_whose_name_shares_no_word_with_the_fragment_is_not_taken(
