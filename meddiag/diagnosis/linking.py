@@ -642,8 +642,8 @@ class PhraseLinker:
             if (current := self.ontology.resolve(hid)) in self.ontology.phenotype_ids
             and score >= self.cover_threshold
         ]
-        # One word alone is too little to go on: its seven-letter stem also begins other words
-        # ("interruptions" and Interrupted aortic arch).
+        # One word alone is too little to go on: on the dev vignettes, single words read this
+        # way were mostly wrong ("on OCT" as Abnormal retinal morphology on macular OCT).
         telling = (
             set(self._name_overlap.holding_rare(words, self.rare_names)) if len(set(words)) > 1 else set()
         )
