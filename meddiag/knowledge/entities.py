@@ -21,7 +21,8 @@ from meddiag.knowledge.mondo import MondoLinks, MondoTerm
 from meddiag.knowledge.relations import GENES_SOURCE, HPO_SOURCE, MONDO_SOURCE
 
 # MONDO classes this close to the root ("disease", "human disease", "disease by body
-# system") say nothing about a disease; a class needs at least this many ancestors.
+# system") say nothing about a disease; an ancestor farther than a direct parent needs at
+# least this many ancestors of its own.
 MIN_CLASS_DEPTH = 3
 # How far above a linked class its ancestors are still included.
 MAX_CLASS_DISTANCE = 2
@@ -126,8 +127,15 @@ def select_disease_classes(
     max_distance: int = MAX_CLASS_DISTANCE,
     min_depth: int = MIN_CLASS_DEPTH,
 ) -> set[str]:
-    """The linked MONDO classes plus their ancestors up to `max_distance`, leaving out classes
-    so general that they have fewer than `min_depth` ancestors themselves."""
+    """The linked MONDO classes, their direct parents, and their farther ancestors up to
+    `max_distance` that have at least `min_depth` ancestors themselves.
+
+    A direct parent is kept however general it is: it is where MONDO files the disease,
+    and the ranker's phenotypic series (diseases sharing a direct parent are siblings). The
+    susceptibility branch is only two levels deep ("migraine with or without aura,
+    susceptibility to" has two ancestors), so a depth rule dropped whole series there, and
+    the ranker's defaults were tuned with every direct parent (`bench/rank_accuracy.py`).
+    """
     out: set[str] = set()
     for mid in linked:
         term = mondo.get(mid)
@@ -136,7 +144,9 @@ def select_disease_classes(
         out.add(mid)
         for anc, dist in term.ancestors.items():
             anc_term = mondo.get(anc)
-            if dist <= max_distance and anc_term is not None and len(anc_term.ancestors) >= min_depth:
+            if anc_term is None or dist > max_distance:
+                continue
+            if dist == 1 or len(anc_term.ancestors) >= min_depth:
                 out.add(anc)
     return out
 
