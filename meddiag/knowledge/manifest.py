@@ -12,9 +12,10 @@ from meddiag.errors import KnowledgeBaseStale
 
 MANIFEST_FILE = "manifest.json"
 # Bump whenever the records, collections or graph layout a build writes change, or what they
-# say (3: OMIM's "intellectual developmental disorder" names linked to MONDO): an older
-# knowledge base is then rebuilt instead of being read with the wrong assumptions or facts.
-SCHEMA_VERSION = 3
+# say (3: OMIM's "intellectual developmental disorder" names linked to MONDO; 4: every
+# direct MONDO parent of a linked class kept): an older knowledge base is then rebuilt
+# instead of being read with the wrong assumptions or facts.
+SCHEMA_VERSION = 4
 COLLECTIONS = ("chunks", "entities", "entity_names", "relationships", "hyperedges")
 
 
