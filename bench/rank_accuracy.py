@@ -5,6 +5,7 @@
     python bench/rank_accuracy.py --folds 5             # cross-validated parameter search
     python bench/rank_accuracy.py --folds 5 --train-cases 0   # ... on every training case (slower)
     python bench/rank_accuracy.py --set checked_weight=0 --protocol lpo --no-baseline   # ablation
+    python bench/rank_accuracy.py --sweep opposite_weight 0 0.4 0.8   # one parameter, with fold picks
     python bench/rank_accuracy.py --limit 2000 --text-weights 0 0.1 0.2   # fuse MONDO text scores
     python bench/rank_accuracy.py --gene-weights 0 1 10   # the case's genes named (another scenario)
     python bench/rank_accuracy.py --by-hidden   # accuracy by how much of the gold disease LPO hides
@@ -292,6 +293,7 @@ GRID: dict[str, list[float | bool]] = {
     "sibling_prior": [2.0, 4.0, 6.0],
     "no_gene_penalty": [0.0, 0.25, 0.5, 1.0],
     "onset_weight": [0.0, 0.05, 0.1, 0.15],
+    "opposite_weight": [0.0, 0.4, 0.8, 1.2, 1.6],
 }
 
 
@@ -309,9 +311,7 @@ def cross_validate(
     searches a seeded sample of `train_cases` of its training cases (0: all of them).
     """
     in_kb = [p for p in cases if p.in_kb]
-    pubs = sorted({p.case.publication for p in in_kb})
-    random.Random(seed).shuffle(pubs)
-    fold_of = {pub: i % folds for i, pub in enumerate(pubs)}
+    fold_of = publication_folds(in_kb, folds, seed)
     held_ranks: Ranks = []
     held_cases: list[Prepared] = []
     for k in range(folds):
@@ -326,6 +326,38 @@ def cross_validate(
         held_ranks += ranks
         held_cases += test
     show(f"held-out, {folds} folds (lpo)", held_ranks, held_cases)
+
+
+def publication_folds(cases: Sequence[Prepared], folds: int, seed: int) -> dict[str, int]:
+    """Publication -> fold, so that no paper's patients sit on both sides of a split."""
+    pubs = sorted({p.case.publication for p in cases})
+    random.Random(seed).shuffle(pubs)
+    return {pub: i % folds for i, pub in enumerate(pubs)}
+
+
+def sweep(
+    index: PhenotypeIndex, cases: list[Prepared], name: str, values: Sequence[float], folds: int, seed: int
+) -> None:
+    """One parameter, the others at their defaults: each value's in-KB figures on every case
+    (leave-publication-out), then the value each fold's training cases pick and the held-out
+    figures of those picks. Ranks are computed once per value, so this costs one evaluation
+    per value rather than one per value and fold."""
+    in_kb = [p for p in cases if p.in_kb]
+    by_value = {v: ranks_for(index, in_kb, DEFAULT_PARAMS.with_(**{name: v}), lpo=True) for v in values}
+    for v, ranks in by_value.items():
+        print(f"{name}={v:<8g} {accuracy(pessimistic(ranks)).line()}")
+    fold_of = publication_folds(in_kb, max(folds, 2), seed)
+    picks: list[float] = []
+    held: Ranks = [None] * len(in_kb)
+    for k in range(max(folds, 2)):
+        train = [i for i, p in enumerate(in_kb) if fold_of[p.case.publication] != k]
+        pick = max(values, key=lambda v: objective([by_value[v][i] for i in train]))
+        picks.append(pick)
+        for i, p in enumerate(in_kb):
+            if fold_of[p.case.publication] == k:
+                held[i] = by_value[pick][i]
+    print(f"picked per fold: {', '.join(f'{v:g}' for v in picks)}")
+    print(f"held-out, {max(folds, 2)} folds by publication  {accuracy(pessimistic(held)).line()}")
 
 
 def coordinate_search(index: PhenotypeIndex, cases: list[Prepared], rounds: int = 1) -> RankParams:
@@ -449,6 +481,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="in-KB accuracy grouped by how much of the gold disease leave-publication-out hides",
     )
+    ap.add_argument(
+        "--sweep",
+        nargs="+",
+        metavar=("NAME", "VALUE"),
+        help="one parameter over these values, with the value each fold picks (--folds, default 5)",
+    )
     ap.add_argument("--set", nargs="*", default=[], help="override parameters, e.g. freq_weight=0.5")
     ap.add_argument(
         "--text-weights", nargs="*", type=float, default=[], help="measure fusion with MONDO text"
@@ -493,6 +531,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.vignettes:
         prepared = as_read_from_vignettes(linker, prepared)
 
+    if args.sweep:
+        name, *raw = args.sweep
+        sweep(index, prepared, name, [float(v) for v in raw], args.folds or 5, args.seed)
+        return
     if args.folds:
         cross_validate(index, prepared, args.folds, args.seed, args.train_cases)
         return

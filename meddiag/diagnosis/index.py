@@ -19,6 +19,8 @@ the ranker needs per query is a sparse-matrix slice:
 * ``siblings``: profiles × profiles, 1 where two profiles share a MONDO parent class
   (the KB's disease ``IS_A`` class relations; a phenotypic series), so a profile with
   few visible facts can borrow from its series (``ranking.borrow_from_siblings``).
+* ``contradictions``: per HPO term, the (ancestor, opposite) pairs a disease can contradict
+  it by (`opposites`: Macrocephaly against a curated Microcephaly).
 * per-relation provenance, so that leaving sources out at query time finds exactly the
   facts resting *only* on those sources and the profiles they touch.
 """
@@ -37,6 +39,7 @@ from scipy import sparse
 
 from meddiag.diagnosis.name_findings import NAME_SOURCE_FILE
 from meddiag.diagnosis.onset import ONSET_CLASSES, onset_gap
+from meddiag.diagnosis.opposites import opposite_pairs
 from meddiag.knowledge.hpo import PHENOTYPIC_ABNORMALITY, Ontology
 from meddiag.knowledge.model import Relation, visible
 from meddiag.schema import Onset
@@ -146,10 +149,13 @@ class PhenotypeIndex:
         self._build_ic()
         self.matrices = self.profile_matrices(range(len(self.profiles)))
         self.match_cache: MatchCache[MatchKey] = MatchCache(match_cache_size)
+        # per finding, how much each profile contradicts it (`ranking._opposite_row`)
+        self.opposite_cache: MatchCache[int] = MatchCache(match_cache_size)
         # An ask ranks the same findings several times (each relational hop, twice per hop:
         # the whole differential, then the retrieved candidates); 100 kB per entry.
         self.score_cache: MatchCache[ScoreKey] = MatchCache(32)
         self._ancestor_lists: dict[int, list[int]] = {}
+        self._contradictions: dict[int, list[tuple[int, int]]] = {}
         self._covers: OrderedDict[tuple[int, frozenset[str]], FeatureCover] = OrderedDict()
         self._cover_lock = threading.Lock()
 
@@ -490,6 +496,28 @@ class PhenotypeIndex:
             while len(self._covers) > COVER_CACHE_SIZE:
                 self._covers.popitem(last=False)
         return cover
+
+    @cached_property
+    def _opposites(self) -> dict[int, list[int]]:
+        pairs = opposite_pairs(self.ontology)
+        return {
+            self.term_index[t]: sorted(self.term_index[o] for o in others)
+            for t, others in pairs.items()
+            if t in self.term_index
+        }
+
+    def contradictions(self, term: int) -> list[tuple[int, int]]:
+        """(ancestor, opposite) pairs for a finding: a disease with a feature at or below the
+        opposite and none at or below the ancestor contradicts it. An opposite that is itself
+        an ancestor of the finding (a term under both of a pair) contradicts nothing."""
+        found = self._contradictions.get(term)
+        if found is None:
+            anc = self.ancestor_list(term)
+            held = set(anc)
+            opposites = self._opposites
+            found = [(a, o) for a in anc for o in opposites.get(a, ()) if o not in held]
+            self._contradictions[term] = found
+        return found
 
     def ancestor_list(self, term: int) -> list[int]:
         """`ancestors_of` as a list, remembered per term (read-only: shared between callers)."""

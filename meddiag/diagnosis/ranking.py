@@ -70,7 +70,7 @@ ranker, item by item"), which the items cited in comments below refer to.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -112,6 +112,9 @@ class RankParams:
     # Subtracted from a disease with no known causal gene (no visible ASSOCIATED_GENE fact):
     # a prior, not an exclusion (module docstring, step 5).
     no_gene_penalty: float = 0.0
+    # Times IC x frequency of a visible feature opposite to an observed finding (Microcephaly
+    # curated, Macrocephaly observed), averaged over the findings, subtracted (step 2).
+    opposite_weight: float = 0.0
     # Times how far (log months, `onset.onset_gap`) the patient's onset lies from a disease's
     # nearest visible curated onset, subtracted from its score (module docstring, step 5).
     onset_weight: float = 0.0
@@ -134,6 +137,7 @@ DEFAULT_PARAMS = RankParams(
     female_x_recessive=0.5,
     no_gene_penalty=1.0,
     onset_weight=0.05,
+    opposite_weight=1.2,
 )
 
 
@@ -165,14 +169,29 @@ class FindingConflict:
     finding_label: str
     disease_term: str
     frequency: float
-    kind: str  # "excluded_but_expected" | "observed_but_negated" | "sex" | "no_gene" | "onset"
+    # "excluded_but_expected" | "observed_but_negated" | "observed_but_opposite" | "sex" | "no_gene" | "onset"
+    kind: str
     sources: tuple[str, ...]
     from_name: bool = False  # expected because the disease's name states it (no curated frequency)
+    disease_term_label: str = ""
 
     @property
     def is_finding(self) -> bool:
         """A finding in conflict, not a reason of another kind (the patient's sex, no known gene)."""
-        return self.kind in ("excluded_but_expected", "observed_but_negated")
+        return self.kind in ("excluded_but_expected", "observed_but_negated", "observed_but_opposite")
+
+    @property
+    def statement(self) -> str:
+        """The conflict in a clinician's words."""
+        if self.kind == "excluded_but_expected":
+            why = "which its name states" if self.from_name else f"expected in {self.frequency:.0%}"
+            return f"no {self.finding_label}, {why}"
+        if self.kind == "observed_but_negated":
+            return f"{self.finding_label}, curated as absent"
+        if self.kind == "observed_but_opposite":
+            seen = "its name states" if self.from_name else f"curated in {self.frequency:.0%}"
+            return f"{self.finding_label}, the opposite of {self.disease_term_label} ({seen})"
+        return self.finding_label
 
 
 @dataclass(frozen=True)
@@ -200,17 +219,7 @@ class RankedDisease:
             + (" (in its name)" if m.from_name else f" ({m.frequency:.0%})" if m.frequency else "")
             for m in self.for_
         ]
-        against = [
-            (
-                f"no {c.finding_label}, "
-                + ("which its name states" if c.from_name else f"expected in {c.frequency:.0%}")
-            )
-            if c.kind == "excluded_but_expected"
-            else c.finding_label
-            if c.kind in ("sex", "no_gene", "onset")
-            else f"{c.finding_label}, curated as absent"
-            for c in self.against
-        ]
+        against = [c.statement for c in self.against]
         return DifferentialEntry(
             id=self.id,
             name=self.name,
@@ -324,6 +333,8 @@ def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: Ran
         score = (1 - params.symmetric) * score + params.symmetric * _disease_to_patient(
             index, mats, examined, params.exact_symmetric
         )
+    if params.opposite_weight:
+        score = score - params.opposite_weight * _opposites(index, mats, q.observed) / n_obs
     if params.excluded_weight and len(q.excluded):
         closure = mats.closure
         penalty = np.zeros(closure.shape[0])
@@ -344,6 +355,38 @@ def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: Ran
     if params.size_prior:
         score += params.size_prior * np.log1p(mats.n_features)
     return score
+
+
+def _opposites(index: PhenotypeIndex, mats: ProfileMatrices, terms: np.ndarray) -> np.ndarray:
+    """Per profile, the sum over findings of how strongly it contradicts each (`_opposite_row`)."""
+    total = np.zeros(mats.closure.shape[0])
+    shared = mats is index.matrices
+    for t in terms.tolist():
+        row = index.opposite_cache.get(t) if shared else None
+        if row is None:
+            row = _opposite_row(index, mats, t)
+            if shared:
+                index.opposite_cache.put(t, row)
+        total += row
+    return total
+
+
+def _opposite_row(index: PhenotypeIndex, mats: ProfileMatrices, term: int) -> np.ndarray:
+    """IC x frequency of the strongest visible feature opposite to the finding, per profile;
+    0 for a profile that also has a feature at or below the finding's side of the pair (a
+    disease curated with both Microcephaly and Macrocephaly varies, it does not contradict)."""
+    closure = mats.closure
+    row = np.zeros(closure.shape[0])
+    for a, o in index.contradictions(term):
+        lo, hi = closure.indptr[o], closure.indptr[o + 1]
+        if lo == hi:
+            continue
+        against = np.zeros(closure.shape[0])
+        against[closure.indices[lo:hi]] = index.ic[o] * closure.data[lo:hi]
+        lo, hi = closure.indptr[a], closure.indptr[a + 1]
+        against[closure.indices[lo:hi]] = 0.0
+        np.maximum(row, against, out=row)
+    return row
 
 
 def _disease_to_patient(
@@ -520,7 +563,16 @@ def rank_diseases(
     exclude_sources = frozenset(exclude_sources)  # a cache key below: any collection works
     ranked: list[RankedDisease] = []
     for r, p in enumerate(order.tolist()):
-        disease = explain(index, p, float(scores[p]), r + 1, q, hidden, exclude_sources)
+        disease = explain(
+            index,
+            p,
+            float(scores[p]),
+            r + 1,
+            q,
+            hidden,
+            exclude_sources,
+            opposite_weight=params.opposite_weight,
+        )
         # A disease whose own facts are all hidden (or never curated) is scored as its best
         # sibling (`borrow_from_siblings`), and one whose few visible facts match no finding
         # ranks on the share it borrows from the best-fitting one: name that sibling, since
@@ -645,6 +697,36 @@ def _best_fitting_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarra
     return index.profiles[int(row[np.argmax(scores[row])])] if len(row) else ""
 
 
+def _opposite_conflicts(
+    index: PhenotypeIndex, q: _Query, under: Mapping[int, int], cite: Callable[[int], tuple[str, ...]]
+) -> list[FindingConflict]:
+    """The findings a profile's visible features contradict, as `_opposite_row` scores them:
+    the strongest opposite feature (IC x frequency) where none lies on the finding's side."""
+    plain = index.plain
+    rel_term, rel_freq, ic = plain.rel_term, plain.rel_freq, plain.ic
+    label = index.ontology.label
+    out: list[FindingConflict] = []
+    for t in q.observed.tolist():
+        opposed = [under[o] for a, o in index.contradictions(t) if o in under and a not in under]
+        if not opposed:
+            continue
+        r = max(opposed, key=lambda r: ic[rel_term[r]] * rel_freq[r])
+        from_name = bool(index.rel_from_name[r])
+        out.append(
+            FindingConflict(
+                finding=index.terms[t],
+                finding_label=label(index.terms[t]),
+                disease_term=index.terms[rel_term[r]],
+                disease_term_label=label(index.terms[rel_term[r]]),
+                frequency=0.0 if from_name else round(rel_freq[r], 3),
+                kind="observed_but_opposite",
+                sources=cite(r),
+                from_name=from_name,
+            )
+        )
+    return out
+
+
 def top_indices(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k highest finite scores, best first (ties broken by index for stability)."""
     finite = np.flatnonzero(np.isfinite(scores))
@@ -664,6 +746,7 @@ def explain(
     hidden: set[int],
     exclude_sources: Collection[str] = frozenset(),
     freq_weight: float = 0.0,
+    opposite_weight: float = 0.0,
 ) -> RankedDisease:
     """The visible facts behind one profile's score, citing only sources that were not left out."""
 
@@ -727,6 +810,8 @@ def explain(
                     )
                 )
                 break
+    if opposite_weight:
+        conflicts += _opposite_conflicts(index, q, under, cite)
     patient_anc: set[int] = set()
     for _, anc_list in observed:
         patient_anc.update(anc_list)

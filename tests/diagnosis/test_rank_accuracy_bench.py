@@ -138,3 +138,32 @@ def test_the_figures_come_with_an_interval_over_publications(
     out = capsys.readouterr().out
     assert "in-KB 95 % interval, resampling publications: top-1 0.0-100.0%  top-10 0.0-100.0%" in out
     assert "in-KB, each publication weighing one: top-1 50.0%  top-10 50.0%" in out
+
+
+def test_a_sweep_picks_each_fold_s_value_on_its_training_publications_only(
+    tiny_index: PhenotypeIndex, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load_bench("rank_accuracy")
+    cases = [
+        bench.Prepared(
+            Case(id=f"c{i}", observed=[Feature(id=CATARACT, label="Cataract")], diseases=["OMIM:1"],
+                 pmids=[f"PMID:{i}"]),
+            [tiny_index.profile_index["OMIM:1"]],
+            True,
+        )
+        for i in range(2)
+    ]  # fmt: skip
+    # value 1 ranks the paper-0 case first and the paper-1 case 20th; value 2 the reverse
+    table = {1.0: {"c0": (1, 1), "c1": (20, 20)}, 2.0: {"c0": (20, 20), "c1": (1, 1)}}
+
+    def ranks(index: PhenotypeIndex, chosen: list, params: object, lpo: bool) -> list:
+        return [table[params.checked_weight][p.case.id] for p in chosen]  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(bench, "ranks_for", ranks)
+    bench.sweep(tiny_index, cases, "checked_weight", [1.0, 2.0], 2, 0)
+    out = capsys.readouterr().out
+    # each fold trains on the other paper, whose best value ranks the held-out case 20th
+    assert "picked per fold: " in out
+    held = out.rsplit("held-out, 2 folds by publication", 1)[1]
+    assert "top-1   0.0%" in held and "top-10   0.0%" in held
+    assert "checked_weight=1 " in out and "checked_weight=2 " in out
