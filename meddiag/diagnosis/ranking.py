@@ -16,6 +16,10 @@ Parameters are fields of `RankParams`; `DEFAULT_PARAMS` holds the tuned ones.
    their shared ancestor. A finding the profile is annotated with *exactly* adds
    ``exact_weight · IC(t)``: case reports and annotations are curated in one vocabulary, so
    the identical term is stronger evidence than an ancestor of equal information content.
+   A profile whose visible features include the *opposite* of a finding (`opposites`:
+   Microcephaly curated, Macrocephaly observed) and none on the finding's side loses
+   ``opposite_weight`` times that feature's IC times its frequency, averaged over the
+   findings: the shared ancestor would otherwise credit the two as a partial match.
 3. **Examined but absent.** Published case descriptions list the absence of features
    expected for the diagnosis under consideration, so an excluded finding that a profile is
    annotated with is evidence that the disease was considered: its match joins the observed

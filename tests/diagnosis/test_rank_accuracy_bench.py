@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from meddiag.diagnosis.index import PhenotypeIndex
@@ -11,6 +13,23 @@ from meddiag.eval.phenopackets import Case, Feature
 from meddiag.knowledge.hpo import Ontology
 from tests.bench_scripts import load_bench
 from tests.diagnosis.conftest import CATARACT, GTC_SEIZURE, SEIZURE, has
+
+
+def cataract_cases(bench: Any, index: PhenotypeIndex, pmids: list[str]) -> list[Any]:
+    """One in-KB case per PMID, cataract observed, OMIM:1 the diagnosis; ids c0, c1, ..."""
+    return [
+        bench.Prepared(
+            Case(
+                id=f"c{i}",
+                observed=[Feature(id=CATARACT, label="Cataract")],
+                diseases=["OMIM:1"],
+                pmids=[pmid],
+            ),
+            [index.profile_index["OMIM:1"]],
+            True,
+        )
+        for i, pmid in enumerate(pmids)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -56,19 +75,7 @@ def test_each_fold_searches_a_sample_of_its_training_cases_or_all_of_them(
 ) -> None:
     bench = load_bench("rank_accuracy")
     # three publications, one case each: with three folds, each fold trains on two cases
-    cases = [
-        bench.Prepared(
-            Case(
-                id=f"c{i}",
-                observed=[Feature(id=CATARACT, label="Cataract")],
-                diseases=["OMIM:1"],
-                pmids=[f"PMID:{i}"],
-            ),
-            [tiny_index.profile_index["OMIM:1"]],
-            True,
-        )
-        for i in range(3)
-    ]
+    cases = cataract_cases(bench, tiny_index, ["PMID:0", "PMID:1", "PMID:2"])
     sizes: list[int] = []
 
     def search(index: PhenotypeIndex, sample: list, rounds: int = 1) -> object:
@@ -124,15 +131,7 @@ def test_the_figures_come_with_an_interval_over_publications(
     tiny_index: PhenotypeIndex, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench("rank_accuracy")
-    cases = [
-        bench.Prepared(
-            Case(id=f"c{i}", observed=[Feature(id=CATARACT, label="Cataract")], diseases=["OMIM:1"],
-                 pmids=[f"PMID:{i % 2}"]),
-            [tiny_index.profile_index["OMIM:1"]],
-            True,
-        )
-        for i in range(4)
-    ]  # fmt: skip
+    cases = cataract_cases(bench, tiny_index, [f"PMID:{i % 2}" for i in range(4)])
     # Two papers: one whose two patients rank the gold first, one whose two miss the top ten.
     bench.show("ranker", [(1, 1), (11, 11), (1, 1), (11, 11)], cases)
     out = capsys.readouterr().out
@@ -144,15 +143,7 @@ def test_a_sweep_picks_each_fold_s_value_on_its_training_publications_only(
     tiny_index: PhenotypeIndex, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load_bench("rank_accuracy")
-    cases = [
-        bench.Prepared(
-            Case(id=f"c{i}", observed=[Feature(id=CATARACT, label="Cataract")], diseases=["OMIM:1"],
-                 pmids=[f"PMID:{i}"]),
-            [tiny_index.profile_index["OMIM:1"]],
-            True,
-        )
-        for i in range(2)
-    ]  # fmt: skip
+    cases = cataract_cases(bench, tiny_index, ["PMID:0", "PMID:1"])
     # value 1 ranks the paper-0 case first and the paper-1 case 20th; value 2 the reverse
     table = {1.0: {"c0": (1, 1), "c1": (20, 20)}, 2.0: {"c0": (20, 20), "c1": (1, 1)}}
 
