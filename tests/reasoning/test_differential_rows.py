@@ -313,3 +313,18 @@ def test_a_finding_the_disease_name_states_is_named_for_it_not_against(tiny_onto
     row = next(r for r in reasoner._relational.rank(parsed, None, 10) if r.id == world.EPI)
     assert "Cleft palate" in row.for_
     assert "Cleft palate" not in row.against
+
+
+def test_a_finding_opposite_to_a_curated_feature_is_named_against_with_that_feature(
+    reasoner: OfflineReasoner, tiny_ontology: Ontology
+) -> None:
+    # Marfan syndrome is curated with tall stature (90 %); this patient is short.
+    rows = _rows(
+        run_pipeline(reasoner, tiny_ontology, "Arachnodactyly, ectopia lentis and short stature."), reasoner
+    )
+    opposite = "Short stature, the opposite of Tall stature (curated in 90%)"
+    assert opposite in rows[world.MARFAN].against
+    assert "Short stature" not in rows[world.MARFAN].for_
+    # the same patient without the short stature: nothing opposite to name
+    plain = _rows(run_pipeline(reasoner, tiny_ontology, "Arachnodactyly and ectopia lentis."), reasoner)
+    assert not any("the opposite of" in a for row in plain.values() for a in row.against)
