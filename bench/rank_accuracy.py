@@ -346,10 +346,11 @@ def sweep(
     by_value = {v: ranks_for(index, in_kb, DEFAULT_PARAMS.with_(**{name: v}), lpo=True) for v in values}
     for v, ranks in by_value.items():
         print(f"{name}={v:<8g} {accuracy(pessimistic(ranks)).line()}")
-    fold_of = publication_folds(in_kb, max(folds, 2), seed)
+    folds = max(folds, 2)
+    fold_of = publication_folds(in_kb, folds, seed)
     picks: list[float] = []
     held: Ranks = [None] * len(in_kb)
-    for k in range(max(folds, 2)):
+    for k in range(folds):
         train = [i for i, p in enumerate(in_kb) if fold_of[p.case.publication] != k]
         pick = max(values, key=lambda v: objective([by_value[v][i] for i in train]))
         picks.append(pick)
@@ -357,7 +358,7 @@ def sweep(
             if fold_of[p.case.publication] == k:
                 held[i] = by_value[pick][i]
     print(f"picked per fold: {', '.join(f'{v:g}' for v in picks)}")
-    print(f"held-out, {max(folds, 2)} folds by publication  {accuracy(pessimistic(held)).line()}")
+    print(f"held-out, {folds} folds by publication  {accuracy(pessimistic(held)).line()}")
 
 
 def coordinate_search(index: PhenotypeIndex, cases: list[Prepared], rounds: int = 1) -> RankParams:

@@ -74,12 +74,14 @@ ranker, item by item"), which the items cited in comments below refer to.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
-from meddiag.diagnosis.index import X_RECESSIVE, PhenotypeIndex, ProfileMatrices
+from meddiag.diagnosis.index import X_RECESSIVE, MatchCache, PhenotypeIndex, ProfileMatrices
 from meddiag.diagnosis.onset import ONSET_CLASSES
 from meddiag.errors import InputError
 from meddiag.schema import DifferentialEntry, Onset
@@ -185,6 +187,12 @@ class FindingConflict:
         return self.kind in ("excluded_but_expected", "observed_but_negated", "observed_but_opposite")
 
     @property
+    def listed(self) -> str:
+        """How the conflict reads in the list of findings against a disease: the finding, or,
+        for one the patient has, why it counts against ("Macrocephaly, the opposite of ...")."""
+        return self.statement if self.kind == "observed_but_opposite" else self.finding_label
+
+    @property
     def statement(self) -> str:
         """The conflict in a clinician's words."""
         if self.kind == "excluded_but_expected":
@@ -279,21 +287,35 @@ def _match_matrix(
 ) -> np.ndarray:
     """findings × profiles: best IC-weighted match of each finding in each profile."""
     out = np.empty((len(terms), mats.closure.shape[0]), dtype=np.float64)
-    shared = mats is index.matrices
     for i, t in enumerate(terms.tolist()):
-        if shared:  # whole-KB vectors depend only on the term: cache them across queries
-            key = (t, params.freq_weight, params.exact_weight)
-            row = index.match_cache.get(key)
-            if row is None:
-                row = _match_row(index, mats, t, params)
-                index.match_cache.put(key, row)
-            out[i] = row
-        else:
-            out[i] = _match_row(index, mats, t, params)
+        key = (t, params.freq_weight, params.exact_weight)
+        out[i] = _row(index, mats, index.match_cache, key, partial(_match_row, index, mats, t, params))
     if params.noise:
         # a finding the disease does not explain is not impossible: floor its log-likelihood ratio
         out = np.logaddexp(out, params.noise)
     return out
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+def _row(
+    index: PhenotypeIndex,
+    mats: ProfileMatrices,
+    cache: MatchCache[K],
+    key: K,
+    build: Callable[[], np.ndarray],
+) -> np.ndarray:
+    """One finding's row over the profiles; the whole KB's rows depend only on the finding
+    (and the parameters in `key`), so they are remembered across queries, while a query's
+    re-scored profiles (`mats` of its own) are built afresh."""
+    if mats is not index.matrices:
+        return build()
+    row = cache.get(key)
+    if row is None:
+        row = build()
+        cache.put(key, row)
+    return row
 
 
 def _match_row(index: PhenotypeIndex, mats: ProfileMatrices, term: int, params: RankParams) -> np.ndarray:
@@ -364,14 +386,8 @@ def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: Ran
 def _opposites(index: PhenotypeIndex, mats: ProfileMatrices, terms: np.ndarray) -> np.ndarray:
     """Per profile, the sum over findings of how strongly it contradicts each (`_opposite_row`)."""
     total = np.zeros(mats.closure.shape[0])
-    shared = mats is index.matrices
     for t in terms.tolist():
-        row = index.opposite_cache.get(t) if shared else None
-        if row is None:
-            row = _opposite_row(index, mats, t)
-            if shared:
-                index.opposite_cache.put(t, row)
-        total += row
+        total += _row(index, mats, index.opposite_cache, t, partial(_opposite_row, index, mats, t))
     return total
 
 
@@ -711,10 +727,14 @@ def _opposite_conflicts(
     label = index.ontology.label
     out: list[FindingConflict] = []
     for t in q.observed.tolist():
-        opposed = [under[o] for a, o in index.contradictions(t) if o in under and a not in under]
+        opposed = [
+            (ic[o] * rel_freq[under[o]], under[o])
+            for a, o in index.contradictions(t)
+            if o in under and a not in under
+        ]
         if not opposed:
             continue
-        r = max(opposed, key=lambda r: ic[rel_term[r]] * rel_freq[r])
+        r = max(opposed)[1]
         from_name = bool(index.rel_from_name[r])
         out.append(
             FindingConflict(

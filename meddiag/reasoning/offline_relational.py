@@ -227,9 +227,7 @@ class RelationalSteps:
             strong = [m.finding_label for m in close if not m.seen_rarely(rare)]
             denied = [m.finding_label for m in close if m.seen_rarely(rare)]
             conflicts = [
-                # a finding the patient has must say why it counts against: "Macrocephaly, the
-                # opposite of Microcephaly (curated in 90%)"
-                c.statement if c.kind == "observed_but_opposite" else c.finding_label
+                c.listed
                 for c in r.against
                 if c.is_finding and (c.kind != "excluded_but_expected" or c.frequency >= rare)
             ]
