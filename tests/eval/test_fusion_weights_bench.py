@@ -59,3 +59,15 @@ def test_cases_group_by_their_publications_even_when_nothing_was_left_out(tmp_pa
     cases = {c.case_id: c for c in bench.load_runs([runs])}
     # c3 names no publication (an older record): it falls back to its own id
     assert {k: c.publication for k, c in cases.items()} == {"c1": "PMID:7", "c2": "PMID:7", "c3": "c3"}
+
+
+def test_first_places_count_gains_and_losses_with_a_two_sided_sign_test() -> None:
+    bench = load_bench("fusion_weights")
+    both = [1, 1, 1, 2, None, 1]
+    alone = [2, 5, 1, 1, 1, 1]
+    gains, losses, p = bench.first_places(both, alone)
+    assert (gains, losses) == (2, 2)
+    assert p == 1.0
+    # 6 gains, no loss: 2 * (1/2)^6
+    assert bench.first_places([1] * 6, [2] * 6) == (6, 0, 2 / 64)
+    assert bench.first_places([3], [3]) == (0, 0, 1.0)
