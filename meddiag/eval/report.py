@@ -27,7 +27,11 @@ def _metric_keys(rep: Report) -> dict[str, Any]:
 
 def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
     """In-KB accuracy grouped by how much of the gold disease's phenotype facts rest only on
-    the case's own publications (`own_facts`); diseases without any such fact are left out."""
+    the case's own publications (`own_facts`); diseases without any such fact are left out.
+
+    Each group also says where its misses put the gold disease — second, third to tenth, or
+    further down (not in the differential at all counts as further down) — since a near miss
+    and an absent diagnosis call for different fixes."""
     ranks: dict[str, list[int | None]] = {g: [] for g in OWN_SHARE_GROUPS}
     for r in records:
         if r.in_kb and r.gold_facts and r.gold_facts_own is not None:
@@ -35,7 +39,14 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for group, rs in ranks.items():
         acc = accuracy(rs)
-        out[group] = {"n": acc.n, "top1": round(acc.top[1], 4), "top10": round(acc.top[10], 4)}
+        out[group] = {
+            "n": acc.n,
+            "top1": round(acc.top[1], 4),
+            "top10": round(acc.top[10], 4),
+            "missed_second": sum(1 for r in rs if r == 2),
+            "missed_third_to_tenth": sum(1 for r in rs if r is not None and 3 <= r <= 10),
+            "missed_below_tenth": sum(1 for r in rs if r is None or r > 10),
+        }
     return out
 
 
@@ -158,10 +169,13 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
             else "These facts stayed visible (full protocol): the cases in the lower rows were "
             "answered partly from their own report.",
             "",
-            "| gold disease's facts from its own publications | cases | top-1 | top-10 |",
-            "|---|---|---|---|",
+            "| gold disease's facts from its own publications | cases | top-1 | top-10 "
+            "| misses: gold second / 3rd–10th / further down |",
+            "|---|---|---|---|---|",
             *(
-                f"| {group} | {g['n']} | {_pct(g['top1'])} | {_pct(g['top10'])} |"
+                f"| {group} | {g['n']} | {_pct(g['top1'])} | {_pct(g['top10'])} "
+                f"| {g.get('missed_second', 0)} / {g.get('missed_third_to_tenth', 0)} / "
+                f"{g.get('missed_below_tenth', 0)} |"
                 for group, g in groups.items()
             ),
             "",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.eval.report import by_publication
+from meddiag.eval.report import by_own_share, by_publication
 from meddiag.eval.runner import CaseRecord
 
 
@@ -36,3 +36,24 @@ def test_a_cohort_weighs_one_paper_in_the_per_publication_figures() -> None:
 def test_publication_figures_need_one_publication_per_record() -> None:
     with pytest.raises(ValueError, match="same cases"):
         by_publication([_record("a", 1)], [])
+
+
+def test_each_group_says_where_its_misses_put_the_gold() -> None:
+    def counted(case_id: str, rank: int | None, own: int, total: int = 4) -> CaseRecord:
+        return _record(case_id, rank).model_copy(update={"gold_facts": total, "gold_facts_own": own})
+
+    records = [
+        counted("hit", 1, 0),
+        counted("second", 2, 0),
+        counted("tenth", 10, 0),
+        counted("eleventh", 11, 0),
+        counted("absent", None, 0),
+        counted("third", 3, 4),  # every fact its own paper's: the "all" group
+        _record("uncounted", 2),  # no fact counts: in no group
+    ]
+    groups = by_own_share(records)
+    none, all_ = groups["none"], groups["all"]
+    assert (none["n"], none["top1"], none["top10"]) == (5, 0.2, 0.6)
+    assert (none["missed_second"], none["missed_third_to_tenth"], none["missed_below_tenth"]) == (1, 1, 2)
+    assert (all_["missed_second"], all_["missed_third_to_tenth"], all_["missed_below_tenth"]) == (0, 1, 0)
+    assert groups["half or fewer"]["n"] == 0

@@ -149,7 +149,10 @@ def test_each_case_says_how_much_of_its_diagnosis_rests_on_its_own_paper(
     assert list(groups) == ["none", "half or fewer", "more than half", "all"]
     assert (groups["none"]["n"], groups["all"]["n"], groups["half or fewer"]["n"]) == (1, 1, 0)
     assert groups["none"]["top1"] == (1.0 if other.rank == 1 else 0.0)
+    placed = [groups["all"][k] for k in ("missed_second", "missed_third_to_tenth", "missed_below_tenth")]
+    assert sum(placed) == (0 if own.rank == 1 else 1)  # the own-paper case's miss, placed once
     assert "| all | 1 |" in report.markdown and "were hidden while each case" in report.markdown
+    assert "gold second / 3rd–10th / further down" in report.markdown
     assert "stayed visible" in service.evaluate(cases, protocol="full").markdown
 
 
