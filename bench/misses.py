@@ -32,6 +32,7 @@ from rank_accuracy import (
     Prepared,
     _cached,
     _mondo_texts,
+    case_scores,
     gold_rank,
     hidden_share_group,
     load_data,
@@ -42,7 +43,7 @@ from rank_accuracy import (
 from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.diagnosis.linking import PhraseLinker
 from meddiag.diagnosis.name_findings import with_name_findings
-from meddiag.diagnosis.ranking import DEFAULT_PARAMS, adjust_for_sex, score_all
+from meddiag.diagnosis.ranking import DEFAULT_PARAMS
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS
 
 
@@ -77,16 +78,7 @@ def outcomes(index: PhenotypeIndex, cases: Sequence[Prepared], described: set[st
     sib = index.siblings
     out = []
     for p in cases:
-        c = p.case
-        scores = score_all(
-            index,
-            [f.id for f in c.observed],
-            [f.id for f in c.excluded],
-            exclude_sources=c.sources,
-            params=DEFAULT_PARAMS,
-            onset=c.onset,
-        )
-        adjust_for_sex(index, scores, c.sex, c.sources, DEFAULT_PARAMS)
+        scores = case_scores(index, p.case, DEFAULT_PARAMS, lpo=True)
         ranked = gold_rank(scores, p.gold)
         first = int(np.argmax(scores))
         siblings = {int(s) for g in p.gold for s in sib.indices[sib.indptr[g] : sib.indptr[g + 1]]}
@@ -95,7 +87,7 @@ def outcomes(index: PhenotypeIndex, cases: Sequence[Prepared], described: set[st
                 group=hidden_share_group(index, p),
                 rank=ranked[1] if ranked else None,  # ties counted against, as everywhere
                 first_is_sibling=first in siblings,
-                n_observed=len(c.observed),
+                n_observed=len(p.case.observed),
                 gold_has_description=any(m in described for g in p.gold for m in index.members[g]),
             )
         )

@@ -207,24 +207,28 @@ def gold_rank(scores: np.ndarray, gold: list[int]) -> tuple[int, int] | None:
     return above + 1, above + 1 + int((others == best).sum())
 
 
+def case_scores(index: PhenotypeIndex, case: Case, params: RankParams, lpo: bool) -> np.ndarray:
+    """Every profile's score for one case, its own publications left out under `lpo`."""
+    sources = case.sources if lpo else frozenset()
+    scores = score_all(
+        index,
+        [f.id for f in case.observed],
+        [f.id for f in case.excluded],
+        exclude_sources=sources,
+        params=params,
+        onset=case.onset,
+    )
+    adjust_for_sex(index, scores, case.sex, sources, params)
+    return scores
+
+
 def ranks_for(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankParams, lpo: bool) -> Ranks:
     ranks: Ranks = []
     for p in cases:
-        c = p.case
-        if not c.observed:  # a vignette whose findings the linker could not read: not ranked
+        if not p.case.observed:  # a vignette whose findings the linker could not read: not ranked
             ranks.append(None)
             continue
-        sources = c.sources if lpo else frozenset()
-        scores = score_all(
-            index,
-            [f.id for f in c.observed],
-            [f.id for f in c.excluded],
-            exclude_sources=sources,
-            params=params,
-            onset=c.onset,
-        )
-        adjust_for_sex(index, scores, c.sex, sources, params)
-        ranks.append(gold_rank(scores, p.gold))
+        ranks.append(gold_rank(case_scores(index, p.case, params, lpo), p.gold))
     return ranks
 
 
