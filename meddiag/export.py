@@ -6,7 +6,7 @@ import json
 
 from meddiag.engine.inputs import lab_value_lines, onset_line
 from meddiag.reasoning.fallback import summarise_fallbacks
-from meddiag.schema import AskResult, Citation
+from meddiag.schema import AskResult, Citation, shared_places
 
 NOTICE = "_Research and education tool — not for clinical decisions._"
 
@@ -49,7 +49,7 @@ def ask_result_markdown(result: AskResult, *, hops: bool = True) -> str:
     if syn.differential:
         lines.append("| # | Disease | Score | For | Against | Channels | Citations |")
         lines.append("|---|---|---|---|---|---|---|")
-        for i, d in enumerate(syn.differential, 1):
+        for i, d in zip(shared_places(syn.differential), syn.differential, strict=True):
             lines.append(
                 f"| {i} | {d.name} ({d.id}) | {d.score:.3f} | {'; '.join(d.for_[:5])} | "
                 f"{'; '.join(d.against[:5])} | {', '.join(d.channels)} | "

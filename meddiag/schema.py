@@ -6,6 +6,7 @@ raw context -> parsed evidence -> hop sub-answers -> channel results -> synthesi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -315,6 +316,19 @@ class DifferentialEntry(Model):
     series: str = ""
     # Genes named in the question that the disease is associated with; such diseases rank first.
     genes: list[str] = Field(default_factory=list)
+    # Other rows of the differential with exactly the same score: the evidence cannot tell
+    # them apart, and their order among themselves is by catalogue id only.
+    tied_with: list[str] = Field(default_factory=list)
+
+
+def shared_places(entries: Sequence[DifferentialEntry]) -> list[int]:
+    """Each row's 1-based place in the differential, a row tied with the one above sharing
+    its place (1, 2, 2, 4), as the table and the exports number them."""
+    places: list[int] = []
+    for i, e in enumerate(entries):
+        tied = i > 0 and entries[i - 1].id in e.tied_with
+        places.append(places[-1] if tied else i + 1)
+    return places
 
 
 class Agreement(Model):

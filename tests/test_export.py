@@ -17,3 +17,17 @@ def test_the_markdown_export_states_how_the_question_was_read() -> None:
     assert "Laboratory values read: sodium 140 — within 135–145 mmol/L" in text
     assert "Onset: infantile onset (28 days to 1 year)" in text
     assert "## Differential" in text and "Marfan syndrome" in text
+
+
+def test_the_markdown_export_numbers_tied_rows_alike() -> None:
+    result = sample_result()
+    first, second = result.synthesis.differential
+    tied = [
+        first.model_copy(update={"tied_with": [second.id]}),
+        second.model_copy(update={"tied_with": [first.id]}),
+    ]
+    text = ask_result_markdown(
+        result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"differential": tied})})
+    )
+    rows = [line for line in text.splitlines() if line.startswith("| 1 |")]
+    assert len(rows) == 2 and "| 2 |" not in text

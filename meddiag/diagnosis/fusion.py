@@ -13,7 +13,7 @@ them in (measured on full-engine runs, `bench/fusion_weights.py`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from meddiag.errors import InputError
 
@@ -58,3 +58,16 @@ def fuse_scores(
 def fused_order(fused: Mapping[str, float], size: int) -> list[str]:
     """The `size` best diseases by fused score; ties broken by id, so the order is reproducible."""
     return sorted(fused, key=lambda d: (-fused[d], d))[:size]
+
+
+def exact_ties(fused: Mapping[str, float], order: Sequence[str]) -> dict[str, list[str]]:
+    """For each listed disease, the other listed ones with exactly its fused score.
+
+    Members of a series curated with identical features score the same; the id that breaks
+    their tie says nothing about fit, and a clinician must see that. Exact equality, since
+    a profile with nothing visible sits deliberately just below its lender (`JUST_BELOW`).
+    """
+    by_score: dict[float, list[str]] = {}
+    for d in order:
+        by_score.setdefault(fused[d], []).append(d)
+    return {d: [o for o in by_score[fused[d]] if o != d] for d in order}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from meddiag.diagnosis.fusion import fuse_scores, fused_order
+from meddiag.diagnosis.fusion import exact_ties, fuse_scores, fused_order
 from meddiag.reasoning.base import RankedEntity, SubAnswer
 from meddiag.reasoning.citations import CitationLedger
 from meddiag.reasoning.offline_evidence import EvidenceReader, excluded, most_frequent_first, observed
@@ -97,6 +97,7 @@ class Synthesiser:
         sem_scores, sem_entities = self._scores(semantic_answers)
         fused = fuse_scores(rel_scores, sem_scores, self.params.semantic_weight)
         order = fused_order(fused, self.params.differential_size)
+        ties = exact_ties(fused, order)
         cites = CitationLedger()
         seen, absent = observed(parsed), excluded(parsed)
         entries: list[DifferentialEntry] = []
@@ -135,6 +136,7 @@ class Synthesiser:
                     aliases=self.res.aliases(d),
                     series=rel.series if rel is not None else "",
                     genes=rel.genes if rel is not None else [],
+                    tied_with=ties[d],
                 )
             )
         agreement = _agreement(
@@ -239,6 +241,13 @@ class Synthesiser:
             + f" {markers(support)}".rstrip()
             + "."
         ]
+        if top.tied_with:
+            names = {e.id: e.name for e in entries}
+            sentences_out.append(
+                f"{join_words([names[i] for i in top.tied_with])} "
+                f"{'scores' if len(top.tied_with) == 1 else 'score'} exactly the same on this evidence, "
+                "so the order among them is by catalogue id, not by fit."
+            )
         if conflicts.get(top.id):
             marks = markers(conflict_cites.get(top.id, []))
             sentences_out.append(

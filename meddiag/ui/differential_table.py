@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from meddiag.diagnosis.ranking import DEFAULT_PARAMS
-from meddiag.schema import Agreement, ChannelName, DifferentialEntry
+from meddiag.schema import Agreement, ChannelName, DifferentialEntry, shared_places
 
 AGREEMENT_COLOURS = {"agree": "green", "partial": "orange", "disagree": "red", "single-channel": "gray"}
 
@@ -30,7 +30,7 @@ def differential_frame(
     graph, text = scores.get("relational", {}), scores.get("semantic", {})
     rows = [
         {
-            "Rank": i,
+            "Rank": rank,
             "Disease": e.name,
             "ID": e.id,
             "Score": e.score,
@@ -42,7 +42,7 @@ def differential_frame(
             "Channels": ", ".join(e.channels),
             "Citations": " ".join(f"[{n}]" for n in e.citations),
         }
-        for i, e in enumerate(entries, start=1)
+        for rank, e in zip(shared_places(entries), entries, strict=True)
     ]
     columns = ["Rank", "Disease", "ID", "Score", "Findings for", "Findings against", "Channels", "Citations"]
     if scores:
@@ -81,6 +81,9 @@ def render_differential(
             ),
             "Findings for": st.column_config.TextColumn(width="large"),
             "Findings against": st.column_config.TextColumn(width="medium"),
+            "Rank": st.column_config.NumberColumn(
+                "Rank", help="Rows with exactly the same score share a place, listed by catalogue id"
+            ),
         },
     )
 

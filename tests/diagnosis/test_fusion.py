@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.diagnosis.fusion import fuse_scores, zscores
+from meddiag.diagnosis.fusion import exact_ties, fuse_scores, zscores
 from meddiag.errors import InputError
 
 
@@ -50,3 +50,9 @@ def test_semantic_channel_alone_orders_by_text() -> None:
 def test_weight_outside_unit_interval_is_rejected() -> None:
     with pytest.raises(InputError):
         fuse_scores({"a": 1.0}, {}, 1.5)
+
+
+def test_exact_ties_name_the_other_rows_with_the_same_score() -> None:
+    fused = {"A": 1.0, "B": 0.5, "C": 0.5, "D": 0.5 - 1e-9, "E": 0.5}
+    ties = exact_ties(fused, ["A", "B", "C", "D"])  # E is not listed
+    assert ties == {"A": [], "B": ["C"], "C": ["B"], "D": []}

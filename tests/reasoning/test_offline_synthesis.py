@@ -196,6 +196,27 @@ def test_a_candidate_scored_through_its_series_says_so_in_the_row_and_the_answer
     assert f"scored as the member of its disease series that fits best, {stand_in}" in out.answer
 
 
+def test_rows_the_evidence_scores_exactly_alike_are_marked_tied_and_the_answer_says_so(
+    reasoner: OfflineReasoner, run
+) -> None:
+    parsed, _semantic, relational, _sem_answers, _rel_answers = run
+
+    def answers(lds_score: float) -> list[SubAnswer]:
+        ranked = [(world.MARFAN, 2.0), (world.LDS, lds_score), (world.EPI, 1.0)]
+        return [SubAnswer(text="", entities=[RankedEntity(id=i, name=i, score=s) for i, s in ranked])]
+
+    tied = reasoner.synthesise(parsed, SemanticResult(), relational, [], answers(2.0))
+    assert [e.id for e in tied.differential] == [world.MARFAN, world.LDS, world.EPI]  # by id
+    assert tied.differential[0].tied_with == [world.LDS]
+    assert tied.differential[1].tied_with == [world.MARFAN]
+    assert tied.differential[2].tied_with == []
+    assert "Loeys-Dietz syndrome 1 scores exactly the same on this evidence" in tied.answer
+    # A gap however small is no tie (a profile with nothing visible sits just below its lender).
+    apart = reasoner.synthesise(parsed, SemanticResult(), relational, [], answers(2.0 - 1e-6))
+    assert all(not e.tied_with for e in apart.differential)
+    assert "exactly the same" not in apart.answer
+
+
 def test_a_named_gene_puts_its_disease_first_and_the_answer_says_why(
     reasoner: OfflineReasoner, tiny_ontology: Ontology
 ) -> None:

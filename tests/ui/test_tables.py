@@ -50,3 +50,15 @@ def test_differential_table_names_the_gene_that_ranked_a_row_first():
     frame = differential_frame([first.model_copy(update={"genes": ["FBN1"]}), second])
     assert frame.loc[0, "Findings for"] == "named gene FBN1; Arachnodactyly; Ectopia lentis"
     assert frame.loc[1, "Findings for"] == "; ".join(second.for_)
+
+
+def test_rows_with_exactly_the_same_score_share_their_place():
+    first, second = sample_result().synthesis.differential
+    third = second.model_copy(update={"id": "OMIM:000003"})
+    rows = [
+        first,
+        second.model_copy(update={"tied_with": [third.id]}),
+        third.model_copy(update={"tied_with": [second.id]}),
+        first.model_copy(update={"id": "OMIM:000004"}),
+    ]
+    assert list(differential_frame(rows)["Rank"]) == [1, 2, 2, 4]
