@@ -3,6 +3,7 @@
     meddiag eval ../shared/data/phenopackets-dev.jsonl --out eval-lpo
     python bench/fusion_weights.py eval-lpo/cases.jsonl
     python bench/fusion_weights.py eval-lpo/cases.jsonl --weights 0 0.05 0.1 --folds 5
+    python bench/fusion_weights.py eval-lpo/cases.jsonl --ties-against
 
 Every answered case of a `meddiag eval --out` run carries the per-channel disease scores
 its synthesis fused (`synthesis.channel_scores`). This re-fuses them at each weight with
@@ -12,7 +13,9 @@ is in both), reporting the held-out figures of the picks. Nothing is re-run thro
 engine, so a whole-file study takes seconds.
 
 It also counts, case by case, the first places the default weight gains and loses against
-weight 0 (the relational channel alone), with a two-sided sign test.
+weight 0 (the relational channel alone), with a two-sided sign test. ``--ties-against``
+places the gold after every row with exactly its fused score, as ``meddiag eval``'s
+``ties_against_in_kb`` does, so that catalogue-id order decides nothing.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from meddiag.diagnosis.fusion import fuse_scores, fused_order
-from meddiag.eval.metrics import Accuracy, accuracy
+from meddiag.diagnosis.fusion import exact_ties, fuse_scores, fused_order
+from meddiag.eval.metrics import Accuracy, accuracy, rank_ties_against
 from meddiag.reasoning.offline_params import OfflineParams
 
 DEFAULT_WEIGHTS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
@@ -68,9 +71,15 @@ def load_runs(paths: Sequence[Path]) -> list[FusedCase]:
     return list(cases.values())
 
 
-def gold_rank(case: FusedCase, weight: float) -> int | None:
-    """The gold disease's place in the differential the synthesis would show at `weight`."""
-    order = fused_order(fuse_scores(case.relational, case.semantic, weight), DIFFERENTIAL_SIZE)
+def gold_rank(case: FusedCase, weight: float, ties_against: bool = False) -> int | None:
+    """The gold disease's place in the differential the synthesis would show at `weight`; with
+    `ties_against`, behind every row whose fused score equals its own (`meddiag eval`'s
+    ``ties_against_in_kb``), so that catalogue-id order never decides."""
+    fused = fuse_scores(case.relational, case.semantic, weight)
+    order = fused_order(fused, DIFFERENTIAL_SIZE)
+    if ties_against:
+        ties = exact_ties(fused, order)
+        return rank_ties_against(order, [ties[d] for d in order], case.gold)
     return next((i for i, d in enumerate(order, 1) if d in case.gold), None)
 
 
@@ -90,7 +99,7 @@ def objective(acc: Accuracy) -> float:
 
 
 def cross_validate(
-    cases: Sequence[FusedCase], weights: Sequence[float], folds: int, seed: int
+    cases: Sequence[FusedCase], weights: Sequence[float], folds: int, seed: int, ties_against: bool = False
 ) -> tuple[list[float], Accuracy]:
     """The weight picked on each fold's training cases and the held-out accuracy of the picks."""
     pubs = sorted({c.publication for c in cases})
@@ -101,9 +110,11 @@ def cross_validate(
     for k in range(folds):
         train = [c for c in cases if fold_of[c.publication] != k]
         test = [c for c in cases if fold_of[c.publication] == k]
-        best = max(weights, key=lambda w: (objective(accuracy([gold_rank(c, w) for c in train])), -w))
+        best = max(
+            weights, key=lambda w: (objective(accuracy([gold_rank(c, w, ties_against) for c in train])), -w)
+        )
         picks.append(best)
-        held += [gold_rank(c, best) for c in test]
+        held += [gold_rank(c, best, ties_against) for c in test]
     return picks, accuracy(held)
 
 
@@ -113,22 +124,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--weights", nargs="*", type=float, default=list(DEFAULT_WEIGHTS))
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--ties-against", action="store_true", help="count exact ties against the method (not by id)"
+    )
     args = ap.parse_args(argv)
-    cases = load_runs(args.runs)
+    cases, ties = load_runs(args.runs), args.ties_against
     if not cases:
         raise SystemExit("No in-knowledge-base case with recorded channel scores in these runs.")
     print(f"{len(cases)} in-knowledge-base cases, {len({c.publication for c in cases})} publications")
     for w in args.weights:
-        print(f"semantic_weight {w:4.2f}  {accuracy([gold_rank(c, w) for c in cases]).line()}")
+        print(f"semantic_weight {w:4.2f}  {accuracy([gold_rank(c, w, ties) for c in cases]).line()}")
     gains, losses, p = first_places(
-        [gold_rank(c, SEMANTIC_WEIGHT) for c in cases], [gold_rank(c, 0.0) for c in cases]
+        [gold_rank(c, SEMANTIC_WEIGHT, ties) for c in cases], [gold_rank(c, 0.0, ties) for c in cases]
     )
     print(
         f"first places at the default {SEMANTIC_WEIGHT:g} against the relational channel alone (0): "
         f"gains {gains}, losses {losses}, sign test p = {p:.2g}"
     )
     if args.folds > 1:
-        picks, held = cross_validate(cases, args.weights, args.folds, args.seed)
+        picks, held = cross_validate(cases, args.weights, args.folds, args.seed, ties)
         print(f"picked per fold: {', '.join(f'{w:g}' for w in picks)}")
         print(f"held-out, {args.folds} folds by publication  {held.line()}")
 

@@ -7,7 +7,7 @@ adds 0 to the mean reciprocal rank).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -134,6 +134,20 @@ def latency(seconds: Sequence[float]) -> Latency:
         p95=percentile(seconds, 95),
         mean=sum(seconds) / n if n else 0.0,
     )
+
+
+def rank_ties_against(
+    ids: Sequence[str], tied_with: Sequence[Sequence[str]], gold: Collection[str]
+) -> int | None:
+    """1-based place of the first gold row with every other row tied with it counted above it.
+
+    The differential orders exactly tied rows by catalogue id, which may favour the method
+    or not; counted this way a tie never does (as `bench/rank_accuracy.py` counts them)."""
+    for i, row in enumerate(ids):
+        if row in gold:
+            rivals = {t for t in tied_with[i] if t not in gold}
+            return 1 + max([i, *(j for j, other in enumerate(ids) if other in rivals)])
+    return None
 
 
 class Report(BaseModel):

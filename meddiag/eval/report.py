@@ -6,7 +6,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from meddiag.eval.metrics import Accuracy, PublicationFigures, Report, accuracy, publication_figures
+from meddiag.eval.metrics import (
+    Accuracy,
+    PublicationFigures,
+    Report,
+    accuracy,
+    publication_figures,
+    rank_ties_against,
+)
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
 
 if TYPE_CHECKING:
@@ -50,6 +57,31 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
     return out
 
 
+def ties_against(records: Sequence[CaseRecord]) -> dict[str, float]:
+    """In-KB accuracy with exact ties counted against the method (`metrics.rank_ties_against`),
+    read from each record's differential, and how many ranks that moves (gold listed before a
+    row with exactly its score). A record without its answer (an error) keeps its listed rank."""
+    ranks: list[int | None] = []
+    tied = 0
+    for r in records:
+        if not r.in_kb:
+            continue
+        rank = r.rank
+        if r.result is not None and rank is not None:
+            rows = r.result.synthesis.differential
+            rank = rank_ties_against([e.id for e in rows], [e.tied_with for e in rows], set(r.gold))
+            tied += rank != r.rank
+        ranks.append(rank)
+    acc = accuracy(ranks)
+    return {
+        "top1": round(acc.top[1], 4),
+        "top3": round(acc.top[3], 4),
+        "top10": round(acc.top[10], 4),
+        "mrr": round(acc.mrr, 4),
+        "moved_by_ties": tied,
+    }
+
+
 def by_publication(records: Sequence[CaseRecord], publications: Sequence[str]) -> PublicationFigures:
     """How far another set of published cases could move the in-KB figures, and the figures
     with each publication weighing one (`metrics.publication_figures`): cohorts of one paper
@@ -76,6 +108,7 @@ def summary_dict(
     knowledge_base: dict[str, str],
     by_own_share: dict[str, dict[str, float]] | None = None,
     publications: PublicationFigures | None = None,
+    ties: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
     another build or embedder are not comparable."""
@@ -100,6 +133,8 @@ def summary_dict(
         out["publications_in_kb"] = publications.publications
         out["ci95_in_kb"] = publications.ci95
         out["per_publication_in_kb"] = publications.per_publication
+    if ties is not None:
+        out["ties_against_in_kb"] = ties
     if baseline is not None:
         out["baseline"] = {"name": "resnik-bma", **_metric_keys(baseline)}
     if by_own_share is not None:
@@ -152,6 +187,14 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
             "",
             f"In KB with each of the {summary['publications_in_kb']} publications weighing one: "
             f"top-1 {_pct(per['top1'])}, top-10 {_pct(per['top10'])}.",
+        ]
+    ties = summary.get("ties_against_in_kb")
+    if ties:
+        lines += [
+            "",
+            f"In KB with exact ties counted against the method ({ties['moved_by_ties']} cases list the "
+            f"gold before a row with exactly its score, by catalogue id): top-1 {_pct(ties['top1'])}, "
+            f"top-10 {_pct(ties['top10'])}, MRR {ties['mrr']:.3f}.",
         ]
     lines += [
         "",

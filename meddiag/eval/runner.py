@@ -39,7 +39,7 @@ from meddiag.eval.metrics import Report, report
 from meddiag.eval.own_facts import PhenotypeFacts
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import gold_match, structured, vignette
-from meddiag.eval.report import by_own_share, by_publication, render_markdown, summary_dict
+from meddiag.eval.report import by_own_share, by_publication, render_markdown, summary_dict, ties_against
 from meddiag.eval.source_digest import meddiag_digest
 from meddiag.schema import AskResult, Channels
 
@@ -410,6 +410,7 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
         errors=sum(1 for r in ordered if r.error),
         by_own_share=by_own_share(ordered),
         publications=by_publication(ordered, [c.publication for c in cases]),
+        ties=ties_against(ordered),
         knowledge_base={
             "profile": engine.kb.manifest.profile,
             "embedder": engine.kb.manifest.embedder.name,

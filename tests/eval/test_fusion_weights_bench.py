@@ -71,3 +71,15 @@ def test_first_places_count_gains_and_losses_with_a_two_sided_sign_test() -> Non
     # 6 gains, no loss: 2 * (1/2)^6
     assert bench.first_places([1] * 6, [2] * 6) == (6, 0, 2 / 64)
     assert bench.first_places([3], [3]) == (0, 0, 1.0)
+
+
+def test_ties_against_place_the_gold_after_every_row_with_its_score(tmp_path: Path) -> None:
+    bench = load_bench("fusion_weights")
+    runs = tmp_path / "cases.jsonl"
+    # The graph ties the gold with a smaller id; only the text tells them apart.
+    rel, sem = {"OMIM:1": 2.0, "OMIM:2": 2.0, "OMIM:3": 1.0}, {"OMIM:1": 0.9, "OMIM:2": 0.1}
+    runs.write_text(_row("c1", "PMID:1", "OMIM:1", rel, sem) + "\n", encoding="utf-8")
+    (case,) = bench.load_runs([runs])
+    assert bench.gold_rank(case, 0.0) == 1  # listed first by id
+    assert bench.gold_rank(case, 0.0, ties_against=True) == 2  # tied: counted behind OMIM:2
+    assert bench.gold_rank(case, 0.05, ties_against=True) == 1  # the text breaks the tie

@@ -2,7 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.eval.metrics import accuracy, cluster_interval, cluster_mean, latency, percentile, report
+from meddiag.eval.metrics import (
+    accuracy,
+    cluster_interval,
+    cluster_mean,
+    latency,
+    percentile,
+    rank_ties_against,
+    report,
+)
 
 
 def test_topk_and_mrr_by_hand() -> None:
@@ -82,3 +90,13 @@ def test_each_publication_weighs_one_in_the_cluster_mean() -> None:
     assert cluster_mean([], []) == 0.0
     with pytest.raises(ValueError, match="same cases"):
         cluster_mean([True], [])
+
+
+def test_a_tie_counts_against_the_method() -> None:
+    ids = ["OMIM:1", "OMIM:2", "OMIM:3", "OMIM:4"]
+    tied = [["OMIM:2", "OMIM:3"], ["OMIM:1", "OMIM:3"], ["OMIM:1", "OMIM:2"], []]
+    assert rank_ties_against(ids, tied, {"OMIM:1"}) == 3  # listed first by id, tied with two
+    assert rank_ties_against(ids, tied, {"OMIM:3"}) == 3  # listed last of its tie
+    assert rank_ties_against(ids, tied, {"OMIM:1", "OMIM:2"}) == 3  # an equivalent gold row is no rival
+    assert rank_ties_against(ids, tied, {"OMIM:4"}) == 4
+    assert rank_ties_against(ids, tied, {"OMIM:9"}) is None

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from meddiag.eval.report import by_own_share, by_publication
+from meddiag.eval.report import by_own_share, by_publication, ties_against
 from meddiag.eval.runner import CaseRecord
+from tests.ui.sample_case import sample_result
 
 
 def _record(case_id: str, rank: int | None, in_kb: bool = True) -> CaseRecord:
@@ -57,3 +58,35 @@ def test_each_group_says_where_its_misses_put_the_gold() -> None:
     assert (none["missed_second"], none["missed_third_to_tenth"], none["missed_below_tenth"]) == (1, 1, 2)
     assert (all_["missed_second"], all_["missed_third_to_tenth"], all_["missed_below_tenth"]) == (0, 1, 0)
     assert groups["half or fewer"]["n"] == 0
+
+
+def test_ties_are_counted_against_the_method_from_each_records_differential() -> None:
+    result = sample_result()
+    first, second = result.synthesis.differential
+    rows = [
+        first.model_copy(update={"tied_with": [second.id]}),
+        second.model_copy(update={"tied_with": [first.id]}),
+    ]
+    tied = result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"differential": rows})})
+    lucky = CaseRecord(
+        case_id="lucky", gold=[first.id], in_kb=True, question="q", rank=1, top10=[], seconds=0.1, result=tied
+    )
+    plain = CaseRecord(
+        case_id="plain",
+        gold=[first.id],
+        in_kb=True,
+        question="q",
+        rank=1,
+        top10=[],
+        seconds=0.1,
+        result=result,
+    )
+    errored = _record("errored", None)
+    figures = ties_against([lucky, plain, errored, _record("outside", 1, in_kb=False)])
+    assert figures == {
+        "top1": round(1 / 3, 4),
+        "top3": round(2 / 3, 4),
+        "top10": round(2 / 3, 4),
+        "mrr": round((0.5 + 1) / 3, 4),
+        "moved_by_ties": 1,
+    }

@@ -109,6 +109,10 @@ def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagServi
     assert "95 % intervals in KB, resampling publications: top-1" in report.markdown
     assert s["publications_in_kb"] == 2 and set(s["per_publication_in_kb"]) == {"top1", "top10"}
     assert "In KB with each of the 2 publications weighing one: top-1" in report.markdown
+    # Ties counted against the method, read from the answers' differentials; none moves here.
+    ties = s["ties_against_in_kb"]
+    assert ties["moved_by_ties"] == 0 and ties["top1"] == s["top1_in_kb"]
+    assert "In KB with exact ties counted against the method (0 cases" in report.markdown
     # Each record names its publications whatever the protocol (studies of a run group by them).
     full = service.evaluate(cases, protocol="full").records
     assert all(r.publications for r in full) and len({r.publications[0] for r in full}) == 2
