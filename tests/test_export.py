@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from meddiag.export import ask_result_json, ask_result_markdown
 from meddiag.schema import AskResult
-from tests.ui.sample_case import sample_result
+from tests.ui.sample_case import sample_result, tied_sample_result
 
 
 def test_the_json_export_reads_back_as_the_same_case() -> None:
@@ -20,14 +20,6 @@ def test_the_markdown_export_states_how_the_question_was_read() -> None:
 
 
 def test_the_markdown_export_numbers_tied_rows_alike() -> None:
-    result = sample_result()
-    first, second = result.synthesis.differential
-    tied = [
-        first.model_copy(update={"tied_with": [second.id]}),
-        second.model_copy(update={"tied_with": [first.id]}),
-    ]
-    text = ask_result_markdown(
-        result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"differential": tied})})
-    )
+    text = ask_result_markdown(tied_sample_result())
     rows = [line for line in text.splitlines() if line.startswith("| 1 |")]
     assert len(rows) == 2 and "| 2 |" not in text

@@ -4,7 +4,7 @@ import pytest
 
 from meddiag.eval.report import by_own_share, by_publication, ties_against
 from meddiag.eval.runner import CaseRecord
-from tests.ui.sample_case import sample_result
+from tests.ui.sample_case import sample_result, tied_sample_result
 
 
 def _record(case_id: str, rank: int | None, in_kb: bool = True) -> CaseRecord:
@@ -61,13 +61,8 @@ def test_each_group_says_where_its_misses_put_the_gold() -> None:
 
 
 def test_ties_are_counted_against_the_method_from_each_records_differential() -> None:
-    result = sample_result()
-    first, second = result.synthesis.differential
-    rows = [
-        first.model_copy(update={"tied_with": [second.id]}),
-        second.model_copy(update={"tied_with": [first.id]}),
-    ]
-    tied = result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"differential": rows})})
+    result, tied = sample_result(), tied_sample_result()
+    first = result.synthesis.differential[0]
     lucky = CaseRecord(
         case_id="lucky", gold=[first.id], in_kb=True, question="q", rank=1, top10=[], seconds=0.1, result=tied
     )

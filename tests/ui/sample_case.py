@@ -205,3 +205,14 @@ def sample_result(*, channels: str = "both") -> AskResult:
         synthesis=synthesis,
         events=events,
     )
+
+
+def tied_sample_result() -> AskResult:
+    """`sample_result` with its two differential rows scored exactly alike (listed by id)."""
+    result = sample_result()
+    first, second = result.synthesis.differential
+    rows = [
+        first.model_copy(update={"tied_with": [second.id]}),
+        second.model_copy(update={"tied_with": [first.id]}),
+    ]
+    return result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"differential": rows})})
