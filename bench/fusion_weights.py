@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from meddiag.diagnosis.fusion import exact_ties, fuse_scores, fused_order
-from meddiag.eval.metrics import Accuracy, accuracy, rank_ties_against
+from meddiag.eval.metrics import Accuracy, accuracy, gold_place, rank_ties_against
 from meddiag.reasoning.offline_params import OfflineParams
 
 DEFAULT_WEIGHTS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
@@ -80,7 +80,7 @@ def gold_rank(case: FusedCase, weight: float, ties_against: bool = False) -> int
     if ties_against:
         ties = exact_ties(fused, order)
         return rank_ties_against(order, [ties[d] for d in order], case.gold)
-    return next((i for i, d in enumerate(order, 1) if d in case.gold), None)
+    return gold_place(order, case.gold)
 
 
 def first_places(a: Sequence[int | None], b: Sequence[int | None]) -> tuple[int, int, float]:

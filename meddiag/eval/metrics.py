@@ -136,6 +136,11 @@ def latency(seconds: Sequence[float]) -> Latency:
     )
 
 
+def gold_place(ids: Sequence[str], gold: Collection[str]) -> int | None:
+    """1-based place of the first gold row in a ranked list; None when none is listed."""
+    return next((i for i, row in enumerate(ids, 1) if row in gold), None)
+
+
 def rank_ties_against(
     ids: Sequence[str], tied_with: Sequence[Sequence[str]], gold: Collection[str]
 ) -> int | None:
@@ -143,11 +148,11 @@ def rank_ties_against(
 
     The differential orders exactly tied rows by catalogue id, which may favour the method
     or not; counted this way a tie never does (as `bench/rank_accuracy.py` counts them)."""
-    for i, row in enumerate(ids):
-        if row in gold:
-            rivals = {t for t in tied_with[i] if t not in gold}
-            return 1 + max([i, *(j for j, other in enumerate(ids) if other in rivals)])
-    return None
+    place = gold_place(ids, gold)
+    if place is None:
+        return None
+    rivals = {t for t in tied_with[place - 1] if t not in gold}
+    return max([place, *(j for j, other in enumerate(ids, 1) if other in rivals)])
 
 
 class Report(BaseModel):

@@ -20,16 +20,17 @@ if TYPE_CHECKING:
     from meddiag.eval.runner import CaseRecord, EvalOptions
 
 
-def _metric_keys(rep: Report) -> dict[str, Any]:
-    def flat(acc: Accuracy, suffix: str) -> dict[str, float]:
-        return {
-            f"top1{suffix}": round(acc.top.get(1, 0.0), 4),
-            f"top3{suffix}": round(acc.top.get(3, 0.0), 4),
-            f"top10{suffix}": round(acc.top.get(10, 0.0), 4),
-            f"mrr{suffix}": round(acc.mrr, 4),
-        }
+def _flat(acc: Accuracy, suffix: str = "") -> dict[str, float]:
+    return {
+        f"top1{suffix}": round(acc.top.get(1, 0.0), 4),
+        f"top3{suffix}": round(acc.top.get(3, 0.0), 4),
+        f"top10{suffix}": round(acc.top.get(10, 0.0), 4),
+        f"mrr{suffix}": round(acc.mrr, 4),
+    }
 
-    return {**flat(rep.all_cases, ""), **flat(rep.in_kb, "_in_kb")}
+
+def _metric_keys(rep: Report) -> dict[str, Any]:
+    return {**_flat(rep.all_cases), **_flat(rep.in_kb, "_in_kb")}
 
 
 def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
@@ -72,14 +73,7 @@ def ties_against(records: Sequence[CaseRecord]) -> dict[str, float]:
             rank = rank_ties_against([e.id for e in rows], [e.tied_with for e in rows], set(r.gold))
             tied += rank != r.rank
         ranks.append(rank)
-    acc = accuracy(ranks)
-    return {
-        "top1": round(acc.top[1], 4),
-        "top3": round(acc.top[3], 4),
-        "top10": round(acc.top[10], 4),
-        "mrr": round(acc.mrr, 4),
-        "moved_by_ties": tied,
-    }
+    return {**_flat(accuracy(ranks)), "moved_by_ties": tied}
 
 
 def by_publication(records: Sequence[CaseRecord], publications: Sequence[str]) -> PublicationFigures:

@@ -23,7 +23,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 
 from meddiag.errors import InputError, MedDiagError
 from meddiag.eval.baseline import baseline_index, baseline_rank
-from meddiag.eval.metrics import Report, report
+from meddiag.eval.metrics import Report, gold_place, report
 from meddiag.eval.own_facts import PhenotypeFacts
 from meddiag.eval.phenopackets import Case, load_cases
 from meddiag.eval.questions import gold_match, structured, vignette
@@ -145,14 +145,6 @@ def _gold_context(engine: Engine, with_baseline: bool) -> _Gold:
     return _Gold(known=known, equivalents=equivalents, baseline=index, facts=facts)
 
 
-def _rank_of(ids: list[str], gold: Iterable[str]) -> int | None:
-    wanted = set(gold)
-    for i, disease in enumerate(ids, 1):
-        if disease in wanted:
-            return i
-    return None
-
-
 def _sample(cases: list[Case], limit: int | None, seed: int) -> list[Case]:
     if limit is None or limit >= len(cases):
         return cases
@@ -198,7 +190,7 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
     if gold.baseline is not None:
         observed = [f.id for f in case.observed]
         hits = baseline_rank(gold.baseline, observed, exclude_sources=excluded, top_k=100)
-        baseline = _rank_of([h.id for h in hits], match.ids)
+        baseline = gold_place([h.id for h in hits], set(match.ids))
     return CaseRecord(
         case_id=case.id,
         gold=match.ids,
@@ -206,7 +198,7 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
         gold_labels=case.disease_labels,
         in_kb=match.in_kb,
         question=question,
-        rank=_rank_of(ranked, match.ids),
+        rank=gold_place(ranked, set(match.ids)),
         top10=ranked[:10],
         seconds=seconds,
         baseline_rank=baseline,
