@@ -157,7 +157,8 @@ def prepare(index: PhenotypeIndex, cases: Sequence[Case]) -> list[Prepared]:
     out = []
     for c in cases:
         g = gold_match(c, index.profile_index, index.equivalents)
-        out.append(Prepared(c, [index.profile_index[i] for i in g.ids if i in index.profile_index], g.in_kb))
+        gold = dict.fromkeys(index.profile_of[i] for i in g.ids if i in index.profile_of)
+        out.append(Prepared(c, list(gold), g.in_kb))
     return out
 
 

@@ -40,6 +40,7 @@ from scipy import sparse
 from meddiag.diagnosis.name_findings import NAME_SOURCE_FILE
 from meddiag.diagnosis.onset import ONSET_CLASSES, onset_gap
 from meddiag.diagnosis.opposites import opposite_pairs
+from meddiag.knowledge.equivalence import equivalence_groups
 from meddiag.knowledge.hpo import PHENOTYPIC_ABNORMALITY, Ontology
 from meddiag.knowledge.model import Relation, visible
 from meddiag.schema import Onset
@@ -275,16 +276,25 @@ class PhenotypeIndex:
     def _build_profiles(self, prefixes: Sequence[str], pool: bool) -> None:
         has_phenotype = np.zeros(len(self.diseases), dtype=bool)
         has_phenotype[self.rel_disease[~self.rel_negated]] = True
-        groups = _equivalence_groups(self._equivalences) if pool else {}
-        self.profiles: list[str] = [
+        groups = equivalence_groups(self._equivalences) if pool else {}
+        rel_by_disease: dict[int, list[int]] = defaultdict(list)
+        for r, d in enumerate(self.rel_disease.tolist()):
+            rel_by_disease[d].append(r)
+        candidates = [
             d
             for i, d in enumerate(self.diseases)
             if has_phenotype[i] and (not prefixes or d.split(":", 1)[0] in prefixes)
         ]
+        # One profile per equivalence group: two OMIM entries the KB links to one MONDO class
+        # are one disease (an entry and its former or alternative number), shown and ranked
+        # once under the entry curated with the most facts, the others as its aliases.
+        curated = {d: len(rel_by_disease.get(self.disease_index[d], ())) for d in candidates}
+        chosen: dict[str, str] = {}
+        for d in sorted(candidates, key=lambda d: (-curated[d], d)):
+            for m in groups.get(d, {d}):
+                chosen.setdefault(m, d)
+        self.profiles: list[str] = [d for d in candidates if chosen.get(d, d) == d]
         self.profile_index: dict[str, int] = {d: i for i, d in enumerate(self.profiles)}
-        rel_by_disease: dict[int, list[int]] = defaultdict(list)
-        for r, d in enumerate(self.rel_disease.tolist()):
-            rel_by_disease[d].append(r)
         self.members: list[list[str]] = []
         ptr = [0]
         rels: list[int] = []
@@ -646,24 +656,3 @@ def _max_matrix(
         (vals.astype(np.float32), ((key // shape[1]).astype(np.int32), (key % shape[1]).astype(np.int32))),
         shape=shape,
     )
-
-
-def _equivalence_groups(pairs: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
-    """Connected components of EQUIVALENT_TO links: every id -> all ids equivalent to it."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
-    groups: dict[str, set[str]] = defaultdict(set)
-    for x in list(parent):
-        groups[find(x)].add(x)
-    return {x: g for g in groups.values() for x in g}

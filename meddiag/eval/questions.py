@@ -8,11 +8,12 @@ already has a molecular finding, reported apart from the phenotype-only benchmar
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel
 
 from meddiag.eval.phenopackets import Case
+from meddiag.knowledge.equivalence import equivalence_groups
 from meddiag.schema import PatientInput
 
 
@@ -101,6 +102,12 @@ class GoldMatch(BaseModel):
 
     ids: list[str]
     in_kb: bool
+
+
+def equivalence_map(pairs: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """Every id -> the other ids of its equivalence group, followed through every link (OMIM →
+    MONDO → ORPHA, or a second OMIM number of the same MONDO class), as the ranker pools them."""
+    return {d: sorted(g - {d}) for d, g in equivalence_groups(pairs).items()}
 
 
 def gold_match(case: Case, known: Collection[str], equivalents: Mapping[str, Sequence[str]]) -> GoldMatch:

@@ -33,19 +33,19 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.errors import InputError, MedDiagError
 from meddiag.eval.baseline import baseline_index, baseline_rank
 from meddiag.eval.metrics import Report, gold_place, report
 from meddiag.eval.own_facts import PhenotypeFacts
 from meddiag.eval.phenopackets import Case, load_cases
-from meddiag.eval.questions import gold_match, structured, vignette
+from meddiag.eval.questions import equivalence_map, gold_match, structured, vignette
 from meddiag.eval.report import by_own_share, by_publication, render_markdown, summary_dict, ties_against
 from meddiag.eval.source_digest import meddiag_digest
 from meddiag.schema import AskResult, Channels
 
 if TYPE_CHECKING:
     from meddiag.config import Settings
-    from meddiag.diagnosis.index import PhenotypeIndex
     from meddiag.engine.api import Engine
 
 Protocol_ = Literal["leave-publication-out", "full"]
@@ -127,10 +127,9 @@ class _Gold:
 def _gold_context(engine: Engine, with_baseline: bool) -> _Gold:
     graph = engine.kb.graph
     known = frozenset(e.id for e in graph.iter_entities(["Disease"]))
-    equivalents: dict[str, list[str]] = {}
-    for rel in graph.iter_relations(["EQUIVALENT_TO"]):
-        equivalents.setdefault(rel.subject, []).append(rel.object)
-        equivalents.setdefault(rel.object, []).append(rel.subject)
+    # Whole equivalence groups, as the ranker pools them: a case of one OMIM entry is
+    # answered by the row of another the KB links to the same MONDO class.
+    equivalents = equivalence_map((r.subject, r.object) for r in graph.iter_relations(["EQUIVALENT_TO"]))
     # One pass over the phenotype facts serves the fact counts and, when asked, the baseline.
     phenotype = list(graph.iter_relations(["HAS_PHENOTYPE", "NOT_HAS_PHENOTYPE"]))
     index = None

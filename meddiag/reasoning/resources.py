@@ -240,9 +240,9 @@ class ReasoningResources:
     def canonical_disease(self, disease_id: str) -> str:
         """The one id its equivalence group is shown and ranked under.
 
-        A ranking profile stands for itself (two OMIM entries linked to one MONDO class stay
-        two diseases); any other id maps to its group's profile, else to the group's OMIM,
-        ORPHA, DECIPHER or MONDO id, in that order of preference.
+        A ranking profile stands for itself; any other id maps to its group's profile (two
+        OMIM entries linked to one MONDO class share one), else to the group's OMIM, ORPHA,
+        DECIPHER or MONDO id, in that order of preference.
         """
         if disease_id in self.index.profile_index:
             return disease_id

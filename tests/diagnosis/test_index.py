@@ -6,15 +6,20 @@ import numpy as np
 import pytest
 
 from meddiag.diagnosis.index import MatchCache, PhenotypeIndex
+from meddiag.knowledge.hpo import Ontology
+from meddiag.knowledge.model import Relation
 from tests.diagnosis.conftest import (
     ATAXIA,
     CATARACT,
     EYE,
     GTC_SEIZURE,
     ID,
+    NAMES,
     NERVOUS,
     ROOT,
     SEIZURE,
+    has,
+    relations,
 )
 
 
@@ -54,6 +59,22 @@ def test_equivalent_diseases_share_one_profile(
     ] == (
         pytest.approx(0.2)  # only its own nystagmus
     )
+
+
+def test_two_omim_entries_of_one_mondo_class_are_one_profile(tiny_ontology: Ontology) -> None:
+    # OMIM:4 is a second number for OMIM:3's disease (both linked to MONDO:0000010), curated
+    # with fewer facts: one row, under the better-curated entry, the other as its member.
+    extra = [
+        has("OMIM:4", GTC_SEIZURE, None, "OMIM:4"),
+        Relation(subject="OMIM:4", predicate="EQUIVALENT_TO", object="MONDO:0000010", sources=["MONDO"]),
+    ]
+    index = PhenotypeIndex(tiny_ontology, relations() + extra, NAMES)
+    assert index.profiles == ["OMIM:1", "OMIM:2", "OMIM:3"]
+    three = index.profile_index["OMIM:3"]
+    assert index.members[three] == ["OMIM:3", "OMIM:4", "ORPHA:10"]
+    assert index.profile_of["OMIM:4"] == three
+    unpooled = PhenotypeIndex(tiny_ontology, relations() + extra, NAMES, pool_equivalents=False)
+    assert unpooled.profiles == ["OMIM:1", "OMIM:2", "OMIM:3", "OMIM:4"]
 
 
 def test_hidden_relations_rest_only_on_excluded_sources(tiny_index: PhenotypeIndex) -> None:

@@ -4,7 +4,7 @@ import pytest
 
 from meddiag.diagnosis.onset import onset_at, onset_of_class, parse_onset
 from meddiag.eval.phenopackets import Case, Feature, duration_years
-from meddiag.eval.questions import age_phrase, gold_match, structured, vignette
+from meddiag.eval.questions import age_phrase, equivalence_map, gold_match, structured, vignette
 from meddiag.schema import Onset
 
 
@@ -117,3 +117,17 @@ def test_gold_matches_through_equivalences() -> None:
     assert match.ids == ["OMIM:147791", "ORPHA:2308"]
     assert match.in_kb
     assert not gold_match(case(), known={"OMIM:1"}, equivalents={}).in_kb
+
+
+def test_gold_follows_every_link_of_its_equivalence_group() -> None:
+    # Two OMIM numbers read as one MONDO class: a case of either is answered by the other's row.
+    links = [
+        ("OMIM:162000", "MONDO:0008073"),
+        ("OMIM:603860", "MONDO:0008073"),
+        ("ORPHA:34149", "MONDO:0008073"),
+    ]
+    equivalents = equivalence_map(links)
+    assert equivalents["OMIM:603860"] == ["MONDO:0008073", "OMIM:162000", "ORPHA:34149"]
+    gold = gold_match(case().model_copy(update={"diseases": ["OMIM:603860"]}), {"OMIM:162000"}, equivalents)
+    assert gold.in_kb and "OMIM:162000" in gold.ids
+    assert equivalence_map([]) == {}

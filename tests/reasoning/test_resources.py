@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from meddiag.knowledge.hpo import Ontology
-from meddiag.knowledge.model import Entity
+from meddiag.knowledge.model import Entity, Relation
 from meddiag.reasoning.offline_evidence import EvidenceReader
 from meddiag.reasoning.offline_params import OfflineParams
 from meddiag.reasoning.resources import ReasoningResources
@@ -75,3 +75,24 @@ def test_what_a_disease_name_states_reaches_the_ranking_index_only(tiny_ontology
     # Weak facts for the ranker, never listed as what the disease is annotated with.
     assert CLEFT_PALATE not in EvidenceReader(res, OfflineParams()).features_of(world.EPI)
     assert "name findings" in res.timings
+
+
+def test_a_second_omim_number_of_one_mondo_class_is_an_alias_of_its_row(tiny_ontology: Ontology) -> None:
+    # OMIM:999999 reads as Marfan's MONDO class too but is curated with one fact: it joins
+    # Marfan's row rather than standing beside it with the very same score.
+    second = "OMIM:999999"
+    graph = LocalGraphStore()
+    graph.upsert_entities(
+        [*world.entities(), Entity(id=second, type="Disease", name="Marfan"), *_phenotypes(tiny_ontology)]
+    )
+    graph.upsert_relations(
+        [
+            *world.relations(),
+            world._ph(second, "HP:0001166", 0.5, second),
+            Relation(subject=second, predicate="EQUIVALENT_TO", object=world.MONDO_MARFAN, sources=["MONDO"]),
+        ]
+    )
+    res = ReasoningResources.from_handle(_Handle(graph), tiny_ontology)
+    assert set(res.index.profiles) == {world.MARFAN, world.LDS, world.EPI, world.DEAF}
+    assert res.canonical_disease(second) == world.MARFAN
+    assert second in res.aliases(world.MARFAN)
