@@ -51,7 +51,7 @@ def ask_result_markdown(result: AskResult, *, hops: bool = True) -> str:
         lines.append("|---|---|---|---|---|---|---|")
         for i, d in zip(shared_places(syn.differential), syn.differential, strict=True):
             lines.append(
-                f"| {i} | {d.name} ({d.id}) | {d.score:.3f} | {'; '.join(d.for_[:5])} | "
+                f"| {i} | {d.name} ({', '.join([d.id, *d.aliases])}) | {d.score:.3f} | {'; '.join(d.for_[:5])} | "
                 f"{'; '.join(d.against[:5])} | {', '.join(d.channels)} | "
                 f"{' '.join(f'[{n}]' for n in d.citations)} |"
             )

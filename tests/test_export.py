@@ -23,3 +23,13 @@ def test_the_markdown_export_numbers_tied_rows_alike() -> None:
     text = ask_result_markdown(tied_sample_result())
     rows = [line for line in text.splitlines() if line.startswith("| 1 |")]
     assert len(rows) == 2 and "| 2 |" not in text
+
+
+def test_the_markdown_export_names_a_rows_other_catalogue_ids() -> None:
+    result = sample_result()
+    first, second = result.synthesis.differential
+    pooled = first.model_copy(update={"aliases": ["ORPHA:558"]})
+    synthesis = result.synthesis.model_copy(update={"differential": [pooled, second]})
+    text = ask_result_markdown(result.model_copy(update={"synthesis": synthesis}))
+    assert "| 1 | Marfan syndrome (OMIM:154700, ORPHA:558) |" in text
+    assert "| 2 | Homocystinuria (OMIM:236200) |" in text

@@ -33,6 +33,7 @@ def differential_frame(
             "Rank": rank,
             "Disease": e.name,
             "ID": e.id,
+            "Other ids": ", ".join(e.aliases),
             "Score": e.score,
             "Graph score": _shown(graph.get(e.id)),
             "Text score": _shown(text.get(e.id)),
@@ -44,9 +45,19 @@ def differential_frame(
         }
         for rank, e in zip(shared_places(entries), entries, strict=True)
     ]
-    columns = ["Rank", "Disease", "ID", "Score", "Findings for", "Findings against", "Channels", "Citations"]
+    columns = [
+        "Rank",
+        "Disease",
+        "ID",
+        "Other ids",
+        "Score",
+        "Findings for",
+        "Findings against",
+        "Channels",
+        "Citations",
+    ]
     if scores:
-        columns[4:4] = ["Graph score", "Text score"]
+        columns[5:5] = ["Graph score", "Text score"]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -78,6 +89,11 @@ def render_differential(
                 "Text score",
                 format="%.3f",
                 help="Share of the findings the passages state (blank: not scored)",
+            ),
+            "Other ids": st.column_config.TextColumn(
+                "Other ids",
+                help="The disease's other catalogue entries (Orphanet, MONDO, a second OMIM number) "
+                "whose facts this row pools",
             ),
             "Findings for": st.column_config.TextColumn(width="large"),
             "Findings against": st.column_config.TextColumn(width="medium"),

@@ -62,3 +62,11 @@ def test_rows_with_exactly_the_same_score_share_their_place():
         first.model_copy(update={"id": "OMIM:000004"}),
     ]
     assert list(differential_frame(rows)["Rank"]) == [1, 2, 2, 4]
+
+
+def test_a_row_names_the_other_catalogue_ids_it_pools():
+    first, second = sample_result().synthesis.differential
+    frame = differential_frame([first.model_copy(update={"aliases": ["ORPHA:558", "MONDO:0007947"]}), second])
+    assert frame.loc[0, "Other ids"] == "ORPHA:558, MONDO:0007947"
+    assert frame.loc[1, "Other ids"] == ""
+    assert list(frame.columns[:5]) == ["Rank", "Disease", "ID", "Other ids", "Score"]
