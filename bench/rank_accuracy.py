@@ -470,7 +470,7 @@ def text_fusion(
         show(f"ranker + MONDO text, weight {w}", results[w], cases)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     ap.add_argument("--protocol", choices=["full", "lpo", "both"], default="both")
@@ -493,7 +493,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar=("NAME", "VALUE"),
         help="one parameter over these values, with the value each fold picks (--folds, default 5)",
     )
-    ap.add_argument("--set", nargs="*", default=[], help="override parameters, e.g. freq_weight=0.5")
+    ap.add_argument(
+        "--set",
+        nargs="*",
+        action="extend",  # `--set a=1 --set b=2` keeps both
+        default=[],
+        help="override parameters, e.g. freq_weight=0.5 symmetric=0.3",
+    )
     ap.add_argument(
         "--text-weights", nargs="*", type=float, default=[], help="measure fusion with MONDO text"
     )
@@ -510,7 +516,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="leave out the findings disease names state (the engine's index holds them)",
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parser().parse_args(argv)
 
     t0 = time.perf_counter()
     data = load_data()

@@ -158,3 +158,11 @@ def test_a_sweep_picks_each_fold_s_value_on_its_training_publications_only(
     held = out.rsplit("held-out, 2 folds by publication", 1)[1]
     assert "top-1   0.0%" in held and "top-10   0.0%" in held
     assert "checked_weight=1 " in out and "checked_weight=2 " in out
+
+
+def test_repeated_set_options_all_apply() -> None:
+    bench = load_bench("rank_accuracy")
+    args = bench.parser().parse_args(
+        ["--set", "symmetric=0.3", "opposite_weight=0", "--set", "onset_weight=0"]
+    )
+    assert args.set == ["symmetric=0.3", "opposite_weight=0", "onset_weight=0"]
