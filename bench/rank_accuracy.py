@@ -6,6 +6,7 @@
     python bench/rank_accuracy.py --folds 5 --train-cases 0   # ... on every training case (slower)
     python bench/rank_accuracy.py --set checked_weight=0 --protocol lpo --no-baseline   # ablation
     python bench/rank_accuracy.py --sweep opposite_weight 0 0.4 0.8   # one parameter, with fold picks
+    python bench/rank_accuracy.py --sweep symmetric 0.26 0.3 0.34 --set onset_weight=0   # around other settings
     python bench/rank_accuracy.py --limit 2000 --text-weights 0 0.1 0.2   # fuse MONDO text scores
     python bench/rank_accuracy.py --gene-weights 0 1 10   # the case's genes named (another scenario)
     python bench/rank_accuracy.py --by-hidden   # accuracy by how much of the gold disease LPO hides
@@ -341,14 +342,20 @@ def publication_folds(cases: Sequence[Prepared], folds: int, seed: int) -> dict[
 
 
 def sweep(
-    index: PhenotypeIndex, cases: list[Prepared], name: str, values: Sequence[float], folds: int, seed: int
+    index: PhenotypeIndex,
+    cases: list[Prepared],
+    name: str,
+    values: Sequence[float],
+    folds: int,
+    seed: int,
+    base: RankParams = DEFAULT_PARAMS,
 ) -> None:
-    """One parameter, the others at their defaults: each value's in-KB figures on every case
-    (leave-publication-out), then the value each fold's training cases pick and the held-out
-    figures of those picks. Ranks are computed once per value, so this costs one evaluation
-    per value rather than one per value and fold."""
+    """One parameter, the others at `base` (the defaults, unless `--set` moves some): each
+    value's in-KB figures on every case (leave-publication-out), then the value each fold's
+    training cases pick and the held-out figures of those picks. Ranks are computed once per
+    value, so this costs one evaluation per value rather than one per value and fold."""
     in_kb = [p for p in cases if p.in_kb]
-    by_value = {v: ranks_for(index, in_kb, DEFAULT_PARAMS.with_(**{name: v}), lpo=True) for v in values}
+    by_value = {v: ranks_for(index, in_kb, base.with_(**{name: v}), lpo=True) for v in values}
     for v, ranks in by_value.items():
         print(f"{name}={v:<8g} {accuracy(pessimistic(ranks)).line()}")
     folds = max(folds, 2)
@@ -547,9 +554,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.vignettes:
         prepared = as_read_from_vignettes(linker, prepared)
 
+    params = DEFAULT_PARAMS
+    for item in args.set:
+        name, _, raw = item.partition("=")
+        current = getattr(params, name)
+        value: float | bool = raw.lower() in ("1", "true", "yes") if isinstance(current, bool) else float(raw)
+        params = params.with_(**{name: value})
     if args.sweep:
         name, *raw = args.sweep
-        sweep(index, prepared, name, [float(v) for v in raw], args.folds or 5, args.seed)
+        sweep(index, prepared, name, [float(v) for v in raw], args.folds or 5, args.seed, params)
         return
     if args.folds:
         cross_validate(index, prepared, args.folds, args.seed, args.train_cases)
@@ -560,12 +573,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.gene_weights:
         gene_scenario(index, [p for p in prepared if p.in_kb], args.gene_weights)
         return
-    params = DEFAULT_PARAMS
-    for item in args.set:
-        name, _, raw = item.partition("=")
-        current = getattr(params, name)
-        value: float | bool = raw.lower() in ("1", "true", "yes") if isinstance(current, bool) else float(raw)
-        params = params.with_(**{name: value})
     if args.by_hidden:
         by_hidden_share(index, prepared, params)
         return

@@ -166,3 +166,20 @@ def test_repeated_set_options_all_apply() -> None:
         ["--set", "symmetric=0.3", "opposite_weight=0", "--set", "onset_weight=0"]
     )
     assert args.set == ["symmetric=0.3", "opposite_weight=0", "onset_weight=0"]
+
+
+def test_a_sweep_keeps_the_other_parameters_it_is_given(
+    tiny_index: PhenotypeIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = load_bench("rank_accuracy")
+    cases = cataract_cases(bench, tiny_index, ["PMID:0", "PMID:1"])
+    seen: list[tuple[float, float]] = []
+
+    def ranks(index: PhenotypeIndex, chosen: list, params: Any, lpo: bool) -> list:
+        seen.append((params.checked_weight, params.symmetric))
+        return [(1, 1) for _ in chosen]
+
+    monkeypatch.setattr(bench, "ranks_for", ranks)
+    base = bench.DEFAULT_PARAMS.with_(symmetric=0.1)
+    bench.sweep(tiny_index, cases, "checked_weight", [1.0, 2.0], 2, 0, base)
+    assert seen == [(1.0, 0.1), (2.0, 0.1)]
