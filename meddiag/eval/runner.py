@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.errors import InputError, MedDiagError
 from meddiag.eval.baseline import baseline_index, baseline_rank
 from meddiag.eval.metrics import Report, gold_place, report
@@ -46,6 +45,7 @@ from meddiag.schema import AskResult, Channels
 
 if TYPE_CHECKING:
     from meddiag.config import Settings
+    from meddiag.diagnosis.index import PhenotypeIndex
     from meddiag.engine.api import Engine
 
 Protocol_ = Literal["leave-publication-out", "full"]

@@ -253,12 +253,9 @@ class ReasoningResources:
         return disease_id in self.index.profile_index or disease_id in self.disease_ids
 
     def aliases(self, disease_id: str) -> list[str]:
-        """The other catalogue ids of the disease a row stands for (not other ranking profiles)."""
-        return [
-            m
-            for m in self.index.equivalents.get(disease_id, ())
-            if m != disease_id and m not in self.index.profile_index
-        ]
+        """The other catalogue ids of the disease a row stands for (one profile per group, so
+        none of them is ranked apart)."""
+        return [m for m in self.index.equivalents.get(disease_id, ()) if m != disease_id]
 
     def _row_preference(self, disease_id: str) -> tuple[int, int, str]:
         prefix = disease_id.split(":", 1)[0]
