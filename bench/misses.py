@@ -7,9 +7,12 @@ For the in-knowledge-base cases, grouped as `meddiag eval` groups them (how much
 disease's evidence rests only on the case's own publications), it prints top-1 and top-10,
 and for the misses of each group: how far down the gold lies, whether the disease ranked
 first belongs to the gold's phenotypic series (a MONDO sibling, which phenotypes alone
-seldom tell apart), and how many findings the case states. For the groups that lose
-evidence it prints how many gold diseases still have a MONDO description, the only text
-about a disease that no publication's removal hides. For the cases whose diagnosis the
+seldom tell apart), and how many findings the case states. It also counts the cases whose
+gold disease shares no specific term with the patient: no finding meets any of the gold's
+visible features (curated, or stated by its name) at or below a term of at least
+`SPECIFIC_NATS` of information content, so phenotype matching alone has little to find it
+by. For the groups that lose evidence it prints how many gold diseases still have a MONDO
+description, the only text about a disease that no publication's removal hides. For the cases whose diagnosis the
 knowledge base does not annotate, it prints how many name an OMIM entry numbered above
 every entry the packaged HPO release annotates (described after that release).
 
@@ -46,6 +49,9 @@ from meddiag.diagnosis.name_findings import with_name_findings
 from meddiag.diagnosis.ranking import DEFAULT_PARAMS
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS
 
+# A shared term this specific is annotated to at most e^-4 (about 1.8 %) of the diseases.
+SPECIFIC_NATS = 4.0
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -56,6 +62,7 @@ class Outcome:
     first_is_sibling: bool
     n_observed: int
     gold_has_description: bool
+    gold_shared_ic: float  # the most specific term the findings share with the gold's visible facts
 
 
 def _omim_number(disease_id: str) -> int | None:
@@ -71,6 +78,20 @@ def described_diseases(data: Data) -> set[str]:
         for rel in data.relations
         if rel.predicate == "EQUIVALENT_TO" and texts.get(rel.object, ("", ""))[1].strip()
     }
+
+
+def shared_ic(index: PhenotypeIndex, p: Prepared) -> float:
+    """The information content of the most specific term at or above both a finding and a
+    visible feature of the gold (its case's publications left out), over the gold's profiles."""
+    exclude = frozenset(p.case.sources)
+    hidden = set(index.hidden_relations(exclude).tolist())
+    terms = [t for f in p.case.observed if (t := index.term(f.id)) is not None]
+    around = {x for t in terms for x in index.ancestor_list(t)}  # the findings and their ancestors
+    best = 0.0
+    for g in p.gold:
+        under = index.feature_cover(g, exclude, hidden).under  # at or above a visible feature
+        best = max([best, *(float(index.ic[x]) for x in around if x in under)])
+    return best
 
 
 def outcomes(index: PhenotypeIndex, cases: Sequence[Prepared], described: set[str]) -> list[Outcome]:
@@ -89,6 +110,7 @@ def outcomes(index: PhenotypeIndex, cases: Sequence[Prepared], described: set[st
                 first_is_sibling=first in siblings,
                 n_observed=len(p.case.observed),
                 gold_has_description=any(m in described for g in p.gold for m in index.members[g]),
+                gold_shared_ic=shared_ic(index, p),
             )
         )
     return out
@@ -104,6 +126,8 @@ class GroupSummary:
     findings_hits: float | None  # median findings stated
     findings_misses: float | None
     described: int  # gold diseases with a MONDO description
+    unspecific: int  # cases whose gold shares no term of SPECIFIC_NATS or more with the findings
+    unspecific_first: int  # ... of them ranked first
 
 
 def summarise(results: Sequence[Outcome]) -> dict[str, GroupSummary]:
@@ -121,6 +145,7 @@ def summarise(results: Sequence[Outcome]) -> dict[str, GroupSummary]:
             "second" if r.rank == 2 else "3rd-10th" if r.rank is not None and r.rank <= 10 else "below 10th"
             for r in misses
         )
+        unspecific = [r for r in rows if r.gold_shared_ic < SPECIFIC_NATS]
         out[name] = GroupSummary(
             n=len(rows),
             first=len(hits),
@@ -130,6 +155,8 @@ def summarise(results: Sequence[Outcome]) -> dict[str, GroupSummary]:
             findings_hits=statistics.median(r.n_observed for r in hits) if hits else None,
             findings_misses=statistics.median(r.n_observed for r in misses) if misses else None,
             described=sum(r.gold_has_description for r in rows),
+            unspecific=len(unspecific),
+            unspecific_first=sum(1 for r in unspecific if r.rank == 1),
         )
     return out
 
@@ -155,6 +182,12 @@ def report(summaries: Mapping[str, GroupSummary]) -> None:
             f"  findings stated, median: hits {_median(g.findings_hits)}, misses {_median(g.findings_misses)}"
         )
         print(f"  gold with a MONDO description: {_share(g.described, g.n)}")
+        specific, specific_first = g.n - g.unspecific, g.first - g.unspecific_first
+        print(
+            f"  gold sharing no term of {SPECIFIC_NATS:g} nats or more with the findings: "
+            f"{_share(g.unspecific, g.n)}, top-1 {_share(g.unspecific_first, g.unspecific)}; "
+            f"the others top-1 {_share(specific_first, specific)}"
+        )
 
 
 def newer_than_release(names: Mapping[str, str], cases: Sequence[Prepared]) -> tuple[int, int]:

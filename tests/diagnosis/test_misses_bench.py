@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from meddiag.diagnosis.index import PhenotypeIndex
 from meddiag.eval.phenopackets import Case, Feature
 from tests.bench_scripts import load_bench
-from tests.diagnosis.conftest import CATARACT, MACROCEPHALY, NYSTAGMUS
+from tests.diagnosis.conftest import CATARACT, GTC_SEIZURE, MACROCEPHALY, NYSTAGMUS, ROOT
 
 
 def _bench() -> Any:
@@ -49,6 +51,40 @@ def test_misses_are_counted_by_group_with_place_and_description(tiny_index: Phen
     assert (none.findings_hits, none.findings_misses) == (1, 1)
     assert summary["half or fewer"].described == 1
     assert "all" not in summary  # empty groups are left out
+
+
+def test_the_most_specific_shared_term_counts_only_visible_facts(tiny_index: PhenotypeIndex) -> None:
+    bench = _bench()
+    ic = {t: float(tiny_index.ic[tiny_index.term(t)]) for t in (MACROCEPHALY, NYSTAGMUS, GTC_SEIZURE, ROOT)}
+
+    def shared(observed: list[str], gold: str, pmids: list[str]) -> float:
+        return bench.shared_ic(tiny_index, _case(bench, tiny_index, "c", observed, gold, pmids))
+
+    assert shared([MACROCEPHALY], "OMIM:2", ["PMID:9"]) == ic[MACROCEPHALY]
+    assert shared([CATARACT], "OMIM:2", ["PMID:9"]) == ic[ROOT]  # only the root in common
+    # OMIM:3's seizure fact rests on PMID:3 alone: left out with it, only nystagmus remains.
+    assert shared([GTC_SEIZURE, NYSTAGMUS], "OMIM:3", ["PMID:9"]) == ic[GTC_SEIZURE]
+    assert shared([GTC_SEIZURE, NYSTAGMUS], "OMIM:3", ["PMID:3"]) == ic[NYSTAGMUS]
+    assert shared([GTC_SEIZURE], "OMIM:3", ["PMID:3"]) == ic[ROOT]
+
+
+def test_cases_without_a_specific_shared_term_are_counted_apart(
+    tiny_index: PhenotypeIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench = _bench()
+    cases = [
+        _case(bench, tiny_index, "hit", [MACROCEPHALY], "OMIM:2", ["PMID:9"]),
+        _case(bench, tiny_index, "miss", [CATARACT], "OMIM:2", ["PMID:9"]),
+    ]
+    results = bench.outcomes(tiny_index, cases, described=set())
+    # Any threshold between the root's and macrocephaly's information content splits them.
+    threshold = (results[0].gold_shared_ic + results[1].gold_shared_ic) / 2
+    monkeypatch.setattr(bench, "SPECIFIC_NATS", threshold)
+    none = bench.summarise(results)["none"]
+    assert (none.unspecific, none.unspecific_first) == (1, 0)
+    monkeypatch.setattr(bench, "SPECIFIC_NATS", results[0].gold_shared_ic + 1)
+    none = bench.summarise(results)["none"]
+    assert (none.unspecific, none.unspecific_first) == (2, 1)
 
 
 def test_cases_outside_the_kb_are_counted_when_they_name_a_newer_omim_entry() -> None:
