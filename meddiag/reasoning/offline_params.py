@@ -16,7 +16,9 @@ class OfflineParams:
     min_frequency: float = 0.04  # HAS_PHENOTYPE facts rarer than this are dropped as low-confidence
     answer_size: int = 10
     differential_size: int = 10
-    semantic_weight: float = 0.05  # share of the semantic channel's text scores among the graph's candidates
+    # Share of the semantic channel's text scores among the graph's candidates: the median of
+    # the weights five publication-split folds pick on a whole-file run (README, Evaluation).
+    semantic_weight: float = 0.02
     sufficient_findings: int = 2
     sufficient_margin: float = 0.02  # relative score margin between the top two candidates
     # A finding supports a disease only through a feature at least this share as specific
