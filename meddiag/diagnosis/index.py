@@ -293,7 +293,7 @@ class PhenotypeIndex:
         for d in sorted(candidates, key=lambda d: (-curated[d], d)):
             for m in groups.get(d, {d}):
                 chosen.setdefault(m, d)
-        self.profiles: list[str] = [d for d in candidates if chosen.get(d, d) == d]
+        self.profiles: list[str] = [d for d in candidates if chosen[d] == d]
         self.profile_index: dict[str, int] = {d: i for i, d in enumerate(self.profiles)}
         self.members: list[list[str]] = []
         ptr = [0]

@@ -47,13 +47,11 @@ class PhenotypeFacts:
     def count(self, disease_ids: Iterable[str], case_sources: frozenset[str]) -> tuple[int, int]:
         """(facts resting only on `case_sources`, all facts) of the diseases and their equivalents.
 
-        Equivalents are followed two steps (OMIM → MONDO → ORPHA), as the ranker pools one
-        disease's OMIM and Orphanet annotations through their shared MONDO class."""
+        `equivalents` holds whole equivalence groups (`questions.equivalence_map`), so one
+        look-up reaches every id the ranker pools with a disease (OMIM → MONDO → ORPHA)."""
         ids: dict[str, None] = {}
         for d in disease_ids:
-            for e in [d, *self.equivalents.get(d, ())]:
-                ids[e] = None
-                ids.update(dict.fromkeys(self.equivalents.get(e, ())))
+            ids.update(dict.fromkeys([d, *self.equivalents.get(d, ())]))
         facts = [s for d in ids for s in self.sources.get(d, ())]
         own = sum(1 for s in facts if not visible(s, case_sources))
         return own, len(facts)

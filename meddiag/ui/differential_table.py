@@ -57,7 +57,8 @@ def differential_frame(
         "Citations",
     ]
     if scores:
-        columns[5:5] = ["Graph score", "Text score"]
+        at = columns.index("Score") + 1
+        columns[at:at] = ["Graph score", "Text score"]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from meddiag.eval.own_facts import PhenotypeFacts, own_share_group
+from meddiag.eval.questions import equivalence_map
 from meddiag.knowledge.model import Relation
 
 
@@ -21,7 +22,7 @@ FACTS = PhenotypeFacts.from_relations(
         _fact("OMIM:2", "HP:0000005", "PMID:1"),  # another disease: never counted for OMIM:1
         Relation(subject="OMIM:1", predicate="HAS_INHERITANCE", object="HP:0000006", sources=["PMID:1"]),
     ],
-    equivalents={"OMIM:1": ["MONDO:1"], "MONDO:1": ["OMIM:1", "ORPHA:9"], "ORPHA:9": ["MONDO:1"]},
+    equivalents=equivalence_map([("OMIM:1", "MONDO:1"), ("ORPHA:9", "MONDO:1")]),
 )
 
 
