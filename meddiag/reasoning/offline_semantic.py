@@ -341,8 +341,8 @@ class SemanticSteps:
     def _distinguish_sentence(self, a: str, b: str) -> str:
         fa = set(self.ev.features_of(a))
         fb = set(self.ev.features_of(b))
-        only_a = sorted(fa - fb, key=lambda t: -self.res.ic(t))[:3]
-        only_b = sorted(fb - fa, key=lambda t: -self.res.ic(t))[:3]
+        only_a = self.res.most_specific(fa - fb, 3)
+        only_b = self.res.most_specific(fb - fa, 3)
         label = self.res.ontology.label
         return (
             f"{self.res.name(a)} alone is annotated with {join_words([self.res.in_sentence(label(t)) for t in only_a]) or 'no distinct feature'}; "

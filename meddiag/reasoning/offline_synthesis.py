@@ -296,7 +296,7 @@ class Synthesiser:
             return []
 
         def cited(ids: Iterable[str], side: int) -> str:
-            best = sorted(ids, key=lambda i: -self.res.ic(i))[:4]
+            best = self.res.most_specific(ids, 4)
             return (
                 join_words(
                     [f"{rows[side][i][1].object} {markers([cites.triple(*rows[side][i])])}" for i in best]

@@ -269,6 +269,12 @@ class ReasoningResources:
         t = self.index.term(term_id)
         return float(self.index.ic[t]) if t is not None else 0.0
 
+    def most_specific(self, term_ids: Iterable[str], n: int | None = None) -> list[str]:
+        """Terms by information content, highest first, ties by id: the wording built from
+        them never depends on the order a set happens to iterate in (it varies by process)."""
+        ranked = sorted(term_ids, key=lambda t: (-self.ic(t), t))
+        return ranked if n is None else ranked[:n]
+
     def genes_of(self, disease_id: str) -> list[str]:
         return self._facts_of(disease_id, "ASSOCIATED_GENE")
 

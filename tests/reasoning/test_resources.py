@@ -96,3 +96,23 @@ def test_a_second_omim_number_of_one_mondo_class_is_an_alias_of_its_row(tiny_ont
     assert set(res.index.profiles) == {world.MARFAN, world.LDS, world.EPI, world.DEAF}
     assert res.canonical_disease(second) == world.MARFAN
     assert second in res.aliases(world.MARFAN)
+
+
+def test_most_specific_orders_equal_information_content_by_id(tiny_ontology: Ontology) -> None:
+    # Sentences list a disease's distinguishing features from set differences, whose order
+    # varies between processes; only a total order keeps the wording reproducible.
+    graph = LocalGraphStore()
+    graph.upsert_entities([*world.entities(), *_phenotypes(tiny_ontology)])
+    graph.upsert_relations(world.relations())
+    res = ReasoningResources.from_handle(_Handle(graph), tiny_ontology)
+    by_ic: dict[float, list[str]] = {}
+    for term in tiny_ontology.terms:
+        if res.ic(term) > 0:
+            by_ic.setdefault(res.ic(term), []).append(term)
+    tied = max(by_ic.values(), key=len)
+    assert len(tied) >= 2
+    descending = sorted(tied, reverse=True)
+    assert res.most_specific(descending) == sorted(tied)
+    commoner = next(t for ic, terms in by_ic.items() if ic < res.ic(tied[0]) for t in terms)
+    assert res.most_specific([commoner, *descending]) == [*sorted(tied), commoner]
+    assert res.most_specific([commoner, *descending], 1) == [min(tied)]
