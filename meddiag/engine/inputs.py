@@ -56,7 +56,16 @@ def check_patient(patient: PatientInput | None) -> None:
 
 
 _SOURCE_ID = re.compile(r"^([A-Za-z][A-Za-z0-9-]*):(\S+)$")
+_PMID = re.compile(r"^\s*PMID\s*:\s*0*(\d+)\s*$", re.IGNORECASE)
 _CURIE_PREFIXES = {"PMID", "OMIM", "ORPHA", "MONDO", "HPO", "DECIPHER"}
+
+
+def pubmed_id(reference_id: str) -> str | None:
+    """A reference id written as the knowledge base cites publications ("PMID:15266616"), or
+    None when it names no PubMed id. People and curation tools vary case, spacing and zero
+    padding, and a spelling the knowledge base does not share would hide nothing."""
+    m = _PMID.match(reference_id)
+    return f"PMID:{m.group(1)}" if m else None
 
 
 def source_ids(text: str) -> frozenset[str]:
@@ -71,7 +80,9 @@ def source_ids(text: str) -> frozenset[str]:
         if not token:
             continue
         if token.isdigit():
-            ids.add(f"PMID:{token}")
+            ids.add(f"PMID:{int(token)}")
+        elif pmid := pubmed_id(token):
+            ids.add(pmid)
         elif m := _SOURCE_ID.match(token):
             prefix = m.group(1).upper() if m.group(1).upper() in _CURIE_PREFIXES else m.group(1)
             ids.add(f"{prefix}:{m.group(2)}")

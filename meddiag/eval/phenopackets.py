@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from meddiag.diagnosis.onset import onset_at, onset_of_class
+from meddiag.engine.inputs import pubmed_id
 from meddiag.errors import InputError
 from meddiag.schema import Onset, Sex
 
@@ -242,7 +243,7 @@ def _case(pp: _Phenopacket) -> Case | SkipReason:
         diseases=diseases,
         disease_labels=labels,
         genes=genes,
-        pmids=[r.id for r in pp.metaData.externalReferences if r.id.upper().startswith("PMID:")],
+        pmids=list(dict.fromkeys(p for r in pp.metaData.externalReferences if (p := pubmed_id(r.id)))),
     )
 
 

@@ -12,10 +12,10 @@ from tests.ui.sample_case import SODIUM_WITHIN_RANGE
 
 
 def test_sources_are_split_and_written_as_the_knowledge_base_writes_them() -> None:
-    typed = "pmid:31021519, PMID:35190816; orpha:558  12345678\nISBN-13:978-0-19"
+    typed = "pmid:31021519, PMID:035190816; orpha:558  012345678\nISBN-13:978-0-19"
     assert source_ids(typed) == {
         "PMID:31021519",
-        "PMID:35190816",
+        "PMID:35190816",  # PubMed ids are cited without zero padding
         "ORPHA:558",
         "PMID:12345678",  # a bare number is a PubMed id
         "ISBN-13:978-0-19",  # other prefixes are kept as typed

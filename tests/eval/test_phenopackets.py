@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from meddiag.engine.inputs import pubmed_id
 from meddiag.errors import InputError
 from meddiag.eval.phenopackets import Case, duration_years, load_cases
 
@@ -71,6 +72,22 @@ def test_valid_case_keeps_the_fields_the_evaluation_uses(tmp_path: Path) -> None
     assert case.pmids == ["PMID:15266616"]
     assert case.sources == frozenset({"PMID:15266616"})
     assert case.publication == "PMID:15266616"
+
+
+def test_publications_are_read_in_the_knowledge_base_spelling(tmp_path: Path) -> None:
+    # A PMID spelt otherwise than the knowledge base cites it would hide none of its facts.
+    assert pubmed_id("pmid: 015266616 ") == "PMID:15266616"
+    assert pubmed_id("DOI:10.1002/ajmg.a.1") is None
+    assert pubmed_id("PMID:not-a-number") is None
+    doc = packet()
+    doc["metaData"]["externalReferences"] = [
+        {"id": "pmid:15266616"},
+        {"id": "PMID: 15266616"},
+        {"id": "DOI:10.1002/ajmg.a.1"},
+        {"id": "PMID:20301425"},
+    ]
+    (case,) = load_cases(write_jsonl(tmp_path, [json.dumps(doc)])).cases
+    assert case.pmids == ["PMID:15266616", "PMID:20301425"]
 
 
 def test_a_case_is_grouped_by_its_first_paper_or_else_by_itself() -> None:
