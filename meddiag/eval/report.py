@@ -103,9 +103,11 @@ def summary_dict(
     by_own_share: dict[str, dict[str, float]] | None = None,
     publications: PublicationFigures | None = None,
     ties: dict[str, float] | None = None,
+    no_publication: int = 0,
 ) -> dict[str, Any]:
     """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
-    another build or embedder are not comparable."""
+    another build or embedder are not comparable. `no_publication` counts the usable cases
+    that cite no PubMed id: leaving their publications out hides nothing."""
     latency = metrics.latency
     out: dict[str, Any] = {
         "protocol": options.protocol,
@@ -122,6 +124,7 @@ def summary_dict(
         "cases_per_s": round(cases_per_s, 3),
         "p50_s": round(latency.p50, 4) if latency else 0.0,
         "p95_s": round(latency.p95, 4) if latency else 0.0,
+        "no_publication": no_publication,
     }
     if publications is not None:
         out["publications_in_kb"] = publications.publications
@@ -189,6 +192,13 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
             f"In KB with exact ties counted against the method ({ties['moved_by_ties']} cases list the "
             f"gold before a row with exactly its score, by catalogue id): top-1 {_pct(ties['top1'])}, "
             f"top-10 {_pct(ties['top10'])}, MRR {ties['mrr']:.3f}.",
+        ]
+    unpublished = summary.get("no_publication", 0)
+    if unpublished and summary["protocol"] == "leave-publication-out":
+        lines += [
+            "",
+            f"{unpublished} {'case cites' if unpublished == 1 else 'cases cite'} no PubMed id: nothing "
+            "could be left out for them, so they were answered with everything visible.",
         ]
     lines += [
         "",

@@ -402,6 +402,7 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
         by_own_share=by_own_share(ordered),
         publications=by_publication(ordered, [c.publication for c in cases]),
         ties=ties_against(ordered),
+        no_publication=sum(1 for c in cases if not c.pmids),
         knowledge_base={
             "profile": engine.kb.manifest.profile,
             "embedder": engine.kb.manifest.embedder.name,

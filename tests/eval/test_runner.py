@@ -118,6 +118,22 @@ def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagServi
     assert all(r.publications for r in full) and len({r.publications[0] for r in full}) == 2
 
 
+def test_cases_citing_no_pubmed_id_are_counted_as_answered_with_everything_visible(
+    service: MedDiagService, tmp_path: Path
+) -> None:
+    path = tmp_path / "cases.jsonl"
+    lines = [
+        _packet("cited", "PMID:4", [AORTIC_ROOT, HYPERMOBILITY], [], LDS),
+        _packet("uncited", "DOI:10.1000/1", [AORTIC_ROOT, HYPERMOBILITY], [], LDS),
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lpo = service.evaluate(path, protocol="leave-publication-out")
+    assert lpo.summary["no_publication"] == 1
+    assert "1 case cites no PubMed id: nothing could be left out for them" in lpo.markdown
+    full = service.evaluate(path, protocol="full")
+    assert full.summary["no_publication"] == 1 and "cites no PubMed id" not in full.markdown
+
+
 @pytest.mark.parametrize("limit", [0, -2])
 def test_a_sample_of_no_cases_is_refused_clearly(service: MedDiagService, cases: Path, limit: int) -> None:
     with pytest.raises(InputError, match="at least 1 case"):
