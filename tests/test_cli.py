@@ -152,3 +152,25 @@ def test_an_interrupt_says_what_was_kept(
     err = capsys.readouterr().err
     assert err.startswith("meddiag: interrupted; ") and says in err
     assert "Traceback" not in err
+
+
+def _without_clock(value: object) -> object:
+    """An answer without its timings: what must come out the same on every run."""
+    if isinstance(value, dict):
+        return {k: _without_clock(v) for k, v in value.items() if k not in {"events", "timings", "seconds"}}
+    if isinstance(value, list):
+        return [_without_clock(v) for v in value]
+    return value
+
+
+def test_the_same_question_gets_the_same_answer_in_every_process(tiny_home: Path) -> None:
+    # A link reproduces a case only if nothing depends on the order sets iterate in, which
+    # Python varies from process to process with the hash seed.
+    question = "Which features distinguish Marfan syndrome from Loeys-Dietz syndrome 1?"
+    answers = []
+    for seed in ("1", "2", "3"):
+        done = _meddiag(tiny_home, "ask", question, "--json", env_extra={"PYTHONHASHSEED": seed})
+        assert done.returncode == 0, done.stderr
+        answers.append(_without_clock(json.loads(done.stdout)))
+    assert "alone is annotated with" in json.dumps(answers[0])
+    assert answers[1] == answers[0] and answers[2] == answers[0]
