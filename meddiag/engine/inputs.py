@@ -79,9 +79,7 @@ def source_ids(text: str) -> frozenset[str]:
     for token in re.split(r"[\s,;]+", text.strip()):
         if not token:
             continue
-        if token.isdigit():
-            ids.add(f"PMID:{int(token)}")
-        elif pmid := pubmed_id(token):
+        if pmid := pubmed_id(f"PMID:{token}" if token.isdigit() else token):
             ids.add(pmid)
         elif m := _SOURCE_ID.match(token):
             prefix = m.group(1).upper() if m.group(1).upper() in _CURIE_PREFIXES else m.group(1)
