@@ -321,6 +321,20 @@ class DifferentialEntry(Model):
     tied_with: list[str] = Field(default_factory=list)
 
 
+# Scores closer than this read alike in the differential table (two decimals): two rows that
+# close are level on the evidence as shown, and their order is no preference to act on.
+NEAR_TIE = 0.01
+
+
+def near_ties(entries: Sequence[DifferentialEntry], within: float = NEAR_TIE) -> list[bool]:
+    """For each row, whether its score lies within `within` of the row above it without being
+    an exact tie (exact ties share a place, `shared_places`). The first row is never one."""
+    return [
+        i > 0 and entries[i - 1].id not in e.tied_with and abs(entries[i - 1].score - e.score) < within
+        for i, e in enumerate(entries)
+    ]
+
+
 def shared_places(entries: Sequence[DifferentialEntry]) -> list[int]:
     """Each row's 1-based place in the differential, a row tied with the one above sharing
     its place (1, 2, 2, 4), as the table and the exports number them."""

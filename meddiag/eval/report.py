@@ -15,6 +15,7 @@ from meddiag.eval.metrics import (
     rank_ties_against,
 )
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
+from meddiag.schema import NEAR_TIE, near_ties
 
 if TYPE_CHECKING:
     from meddiag.eval.runner import CaseRecord, EvalOptions
@@ -61,19 +62,32 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
 def ties_against(records: Sequence[CaseRecord]) -> dict[str, float]:
     """In-KB accuracy with exact ties counted against the method (`metrics.rank_ties_against`),
     read from each record's differential, and how many ranks that moves (gold listed before a
-    row with exactly its score). A record without its answer (an error) keeps its listed rank."""
+    row with exactly its score). A record without its answer (an error) keeps its listed rank.
+
+    Also how many answers open with a near tie (`schema.near_ties`: the first two rows within
+    `NEAR_TIE`, which the table shows alike) and in how many of those the gold is second: a
+    first place won by less than the table shows is a coin toss to a reader."""
     ranks: list[int | None] = []
-    tied = 0
+    tied = near_first = near_gold_second = 0
     for r in records:
         if not r.in_kb:
             continue
         rank = r.rank
-        if r.result is not None and rank is not None:
+        if r.result is not None:
             rows = r.result.synthesis.differential
-            rank = rank_ties_against([e.id for e in rows], [e.tied_with for e in rows], set(r.gold))
-            tied += rank != r.rank
+            if rank is not None:
+                rank = rank_ties_against([e.id for e in rows], [e.tied_with for e in rows], set(r.gold))
+                tied += rank != r.rank
+            if len(rows) > 1 and near_ties(rows[:2])[1]:
+                near_first += 1
+                near_gold_second += r.rank == 2
         ranks.append(rank)
-    return {**_flat(accuracy(ranks)), "moved_by_ties": tied}
+    return {
+        **_flat(accuracy(ranks)),
+        "moved_by_ties": tied,
+        "near_tie_first": near_first,
+        "near_tie_gold_second": near_gold_second,
+    }
 
 
 def by_publication(records: Sequence[CaseRecord], publications: Sequence[str]) -> PublicationFigures:
@@ -193,6 +207,14 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
             f"gold before a row with exactly its score, by catalogue id): top-1 {_pct(ties['top1'])}, "
             f"top-10 {_pct(ties['top10'])}, MRR {ties['mrr']:.3f}.",
         ]
+        near = ties.get("near_tie_first", 0)
+        if near:
+            opens = "answer opens" if near == 1 else "answers open"
+            lines += [
+                "",
+                f"{near} in-KB {opens} with two rows less than {NEAR_TIE:g} apart in score (shown alike "
+                f"in the table); the gold is the second in {ties['near_tie_gold_second']} of them.",
+            ]
     unpublished = summary.get("no_publication", 0)
     if unpublished and summary["protocol"] == "leave-publication-out":
         lines += [

@@ -25,6 +25,7 @@ from meddiag.reasoning.text_match import (
 )
 from meddiag.reasoning.wording import join_words, markers
 from meddiag.schema import (
+    NEAR_TIE,
     Agreement,
     ChannelName,
     DifferentialEntry,
@@ -35,6 +36,7 @@ from meddiag.schema import (
     SemanticResult,
     Synthesis,
     TextEvidence,
+    near_ties,
 )
 
 _TripleRows = dict[str, dict[str, list[tuple[int, KGTriple]]]]  # subject row -> predicate -> (hop, triple)
@@ -247,6 +249,11 @@ class Synthesiser:
                 f"{join_words([names[i] for i in top.tied_with])} "
                 f"{'scores' if len(top.tied_with) == 1 else 'score'} exactly the same on this evidence, "
                 "so the order among them is by catalogue id, not by fit."
+            )
+        elif len(entries) > 1 and near_ties(entries[:2])[1]:
+            sentences_out.append(
+                f"{entries[1].name} follows within {NEAR_TIE:g} of its score: on this evidence the two "
+                "are practically level, so weigh both."
             )
         if conflicts.get(top.id):
             marks = markers(conflict_cites.get(top.id, []))

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from meddiag.diagnosis.ranking import DEFAULT_PARAMS
-from meddiag.schema import Agreement, ChannelName, DifferentialEntry, shared_places
+from meddiag.schema import NEAR_TIE, Agreement, ChannelName, DifferentialEntry, near_ties, shared_places
 
 AGREEMENT_COLOURS = {"agree": "green", "partial": "orange", "disagree": "red", "single-channel": "gray"}
 
@@ -62,6 +62,19 @@ def differential_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
+def near_tie_note(entries: Sequence[DifferentialEntry]) -> str:
+    """A line naming the places whose scores lie within `NEAR_TIE` of the row above (they read
+    alike in the table), or "" when there are none."""
+    places = shared_places(entries)
+    pairs = [f"{places[i - 1]} and {places[i]}" for i, near in enumerate(near_ties(entries)) if near]
+    if not pairs:
+        return ""
+    return (
+        f"Places {', '.join(pairs)} differ by less than {NEAR_TIE:g} in score: "
+        "practically level on this evidence, so their order is no preference."
+    )
+
+
 def render_differential(
     entries: Sequence[DifferentialEntry], *, key: str, channel_scores: ChannelScores | None = None
 ) -> None:
@@ -103,6 +116,8 @@ def render_differential(
             ),
         },
     )
+    if note := near_tie_note(entries):
+        st.caption(note)
 
 
 def render_agreement(agreement: Agreement) -> None:

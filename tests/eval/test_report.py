@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from meddiag.eval.report import by_own_share, by_publication, ties_against
-from meddiag.eval.runner import CaseRecord
+from meddiag.eval.metrics import report
+from meddiag.eval.report import by_own_share, by_publication, render_markdown, summary_dict, ties_against
+from meddiag.eval.runner import CaseRecord, EvalOptions
 from tests.ui.sample_case import sample_result, tied_sample_result
 
 
@@ -84,4 +87,56 @@ def test_ties_are_counted_against_the_method_from_each_records_differential() ->
         "top10": round(2 / 3, 4),
         "mrr": round((0.5 + 1) / 3, 4),
         "moved_by_ties": 1,
+        "near_tie_first": 0,
+        "near_tie_gold_second": 0,
     }
+
+
+def _near_tie(case_id: str, second: float, rank: int) -> CaseRecord:
+    """`sample_result` with its second row's score set to `second` (the first scores 0.91)."""
+    result = sample_result()
+    first, runner_up = result.synthesis.differential
+    rows = [first, runner_up.model_copy(update={"score": second})]
+    synthesis = result.synthesis.model_copy(update={"differential": rows})
+    gold = [rows[rank - 1].id]
+    return CaseRecord(
+        case_id=case_id,
+        gold=gold,
+        in_kb=True,
+        question="q",
+        rank=rank,
+        top10=[],
+        seconds=0.1,
+        result=result.model_copy(update={"synthesis": synthesis}),
+    )
+
+
+def test_answers_opening_with_a_near_tie_are_counted_with_the_gold_second() -> None:
+    records = [
+        _near_tie("close, gold second", 0.905, rank=2),
+        _near_tie("close, gold first", 0.9001, rank=1),
+        _near_tie("a clear lead", 0.899, rank=2),  # 0.011 apart: shown apart in the table
+        _near_tie("exactly tied", 0.91, rank=2).model_copy(update={"result": tied_sample_result()}),
+    ]
+    figures = ties_against(records)
+    assert (figures["near_tie_first"], figures["near_tie_gold_second"]) == (2, 1)
+
+
+def test_the_report_names_near_ties_only_when_an_answer_opens_with_one(tmp_path: Path) -> None:
+    records = [_near_tie("close", 0.905, rank=2), _near_tie("apart", 0.5, rank=1)]
+
+    def markdown(rows: list[CaseRecord]) -> str:
+        summary = summary_dict(
+            EvalOptions(path=tmp_path),
+            report([r.rank for r in rows], [r.in_kb for r in rows], seconds=[r.seconds for r in rows]),
+            None,
+            cases_per_s=10.0,
+            errors=0,
+            knowledge_base={"profile": "demo", "embedder": "hashing", "build_id": "b1"},
+            ties=ties_against(rows),
+        )
+        return render_markdown(summary, rows)
+
+    assert "1 in-KB answer opens with two rows less than 0.01 apart in score" in markdown(records)
+    assert "the gold is the second in 1 of them" in markdown(records)
+    assert "apart in score" not in markdown(records[1:])

@@ -217,6 +217,25 @@ def test_rows_the_evidence_scores_exactly_alike_are_marked_tied_and_the_answer_s
     assert "exactly the same" not in apart.answer
 
 
+def test_a_runner_up_closer_than_the_table_shows_is_named_as_practically_level(
+    reasoner: OfflineReasoner, run
+) -> None:
+    parsed, _semantic, relational, _sem_answers, _rel_answers = run
+
+    def synthesise(lds_score: float) -> Synthesis:
+        ranked = [(world.MARFAN, 2.0), (world.LDS, lds_score), (world.EPI, 1.0)]
+        answers = [SubAnswer(text="", entities=[RankedEntity(id=i, name=i, score=s) for i, s in ranked])]
+        return reasoner.synthesise(parsed, SemanticResult(), relational, [], answers)
+
+    level = "Loeys-Dietz syndrome 1 follows within 0.01 of its score: on this evidence the two are practically level"
+    close = synthesise(1.999)
+    first, second, _ = close.differential
+    assert 0 < first.score - second.score < 0.01 and not first.tied_with
+    assert level in close.answer
+    assert level not in synthesise(1.5).answer
+    assert level not in synthesise(2.0).answer  # an exact tie is worded as such
+
+
 def test_a_named_gene_puts_its_disease_first_and_the_answer_says_why(
     reasoner: OfflineReasoner, tiny_ontology: Ontology
 ) -> None:

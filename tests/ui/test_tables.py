@@ -1,6 +1,7 @@
 import pandas as pd
 
-from meddiag.ui.differential_table import differential_frame
+from meddiag.schema import near_ties
+from meddiag.ui.differential_table import differential_frame, near_tie_note
 from meddiag.ui.kb_panel import manifest_tables
 from meddiag.ui.triples_table import triples_frame
 
@@ -70,3 +71,25 @@ def test_a_row_names_the_other_catalogue_ids_it_pools():
     assert frame.loc[0, "Other ids"] == "ORPHA:558, MONDO:0007947"
     assert frame.loc[1, "Other ids"] == ""
     assert list(frame.columns[:5]) == ["Rank", "Disease", "ID", "Other ids", "Score"]
+
+
+def test_rows_closer_than_the_table_shows_are_named_as_practically_level():
+    first, second = sample_result().synthesis.differential  # 0.91 and 0.42
+    rows = [
+        first,
+        second.model_copy(update={"score": 0.905}),
+        first.model_copy(update={"id": "OMIM:000003", "score": 0.9}),  # 0.005 below: level again
+        first.model_copy(update={"id": "OMIM:000004", "score": 0.85}),
+    ]
+    assert near_ties(rows) == [False, True, True, False]
+    assert near_tie_note(rows) == (
+        "Places 1 and 2, 2 and 3 differ by less than 0.01 in score: "
+        "practically level on this evidence, so their order is no preference."
+    )
+    assert near_tie_note([first, second]) == ""
+    # An exact tie already shares its place, so it is no near tie.
+    tied = [
+        first.model_copy(update={"tied_with": [second.id]}),
+        second.model_copy(update={"score": 0.91, "tied_with": [first.id]}),
+    ]
+    assert near_ties(tied) == [False, False] and near_tie_note(tied) == ""
