@@ -118,10 +118,13 @@ def summary_dict(
     publications: PublicationFigures | None = None,
     ties: dict[str, float] | None = None,
     no_publication: int = 0,
+    cpu_s_per_case: float | None = None,
 ) -> dict[str, Any]:
     """`knowledge_base` (profile, embedder, build id) says which index answered: numbers from
     another build or embedder are not comparable. `no_publication` counts the usable cases
-    that cite no PubMed id: leaving their publications out hides nothing."""
+    that cite no PubMed id: leaving their publications out hides nothing. `cpu_s_per_case`
+    is the processor time of the command and the processes it started, per case answered
+    (`cpu.tree_cpu_seconds`; None where it cannot be read)."""
     latency = metrics.latency
     out: dict[str, Any] = {
         "protocol": options.protocol,
@@ -138,6 +141,7 @@ def summary_dict(
         "cases_per_s": round(cases_per_s, 3),
         "p50_s": round(latency.p50, 4) if latency else 0.0,
         "p95_s": round(latency.p95, 4) if latency else 0.0,
+        "cpu_s_per_case": None if cpu_s_per_case is None else round(cpu_s_per_case, 4),
         "no_publication": no_publication,
     }
     if publications is not None:
@@ -225,7 +229,12 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
     lines += [
         "",
         f"Latency p50 {summary['p50_s']:.3f} s, p95 {summary['p95_s']:.3f} s; "
-        f"{summary['cases_per_s']:.2f} cases/s.",
+        f"{summary['cases_per_s']:.2f} cases/s"
+        + (
+            f"; {cpu:.3f} s of processor time per case (this command, its workers and a local Milvus)."
+            if (cpu := summary.get("cpu_s_per_case")) is not None
+            else "."
+        ),
         "",
     ]
     groups = summary.get("by_own_publication_share")

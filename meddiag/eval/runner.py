@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from meddiag.errors import InputError, MedDiagError
 from meddiag.eval.baseline import baseline_index, baseline_rank
+from meddiag.eval.cpu import tree_cpu_seconds
 from meddiag.eval.metrics import Report, gold_place, report
 from meddiag.eval.own_facts import PhenotypeFacts
 from meddiag.eval.phenopackets import Case, load_cases
@@ -359,6 +360,8 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     if out_file:
         out_file.parent.mkdir(parents=True, exist_ok=True)
     sink = out_file.open("a", encoding="utf-8") if out_file else None
+    cpu_start = tree_cpu_seconds()
+    cpu_end: float | None = None
     try:
         with _lanes(engine, options, len(todo), gold) as lanes:
             for record in lanes.answer_all(todo):
@@ -373,6 +376,7 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
                 bar.update(1)
                 if progress:
                     progress(f"case {len(records)}/{len(cases)}", len(records) / len(cases))
+            cpu_end = tree_cpu_seconds()  # while the worker processes still run
     except BrokenProcessPool as err:
         raise MedDiagError(
             "An evaluation worker process stopped (out of memory, or it could not open the knowledge "
@@ -398,6 +402,9 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
         metrics,
         base,
         cases_per_s=len(todo) / elapsed if todo and elapsed > 0 else 0.0,
+        cpu_s_per_case=(cpu_end - cpu_start) / len(todo)
+        if todo and cpu_start is not None and cpu_end is not None
+        else None,
         errors=sum(1 for r in ordered if r.error),
         by_own_share=by_own_share(ordered),
         publications=by_publication(ordered, [c.publication for c in cases]),

@@ -93,6 +93,9 @@ def test_summary_has_every_documented_key_and_counts_skips(service: MedDiagServi
         assert key in s, key
     assert s["n"] == 2 and s["in_kb"] == 2
     assert s["skipped"] == {"malformed": 1, "no_diagnosis": 1}
+    if Path("/proc/self/stat").exists():  # processor time is read from Linux's /proc
+        assert s["cpu_s_per_case"] > 0
+        assert f"{s['cpu_s_per_case']:.3f} s of processor time per case" in report.markdown
     assert set(s["baseline"]) >= {"top1", "top10", "mrr", "top1_in_kb"}
     # Which index answered, so figures from another build or embedder are not compared blindly.
     manifest = service.kb().manifest
