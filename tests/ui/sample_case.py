@@ -216,3 +216,11 @@ def tied_sample_result() -> AskResult:
         second.model_copy(update={"tied_with": [first.id]}),
     ]
     return result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"differential": rows})})
+
+
+def near_tie_sample_result() -> AskResult:
+    """`sample_result` with its second row less than 0.01 below the first (not an exact tie)."""
+    result = sample_result()
+    first, second = result.synthesis.differential
+    rows = [first, second.model_copy(update={"score": first.score - 0.004})]
+    return result.model_copy(update={"synthesis": result.synthesis.model_copy(update={"differential": rows})})

@@ -9,7 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from meddiag.ui.state import ASK_HIDDEN_SOURCES, ASK_RESULT
 
+from . import fake_service as fake_service_module
 from .conftest import APP, open_app
+from .sample_case import near_tie_sample_result
 from .vis_html import vis_node_labels
 
 pytestmark = pytest.mark.timeout(120)
@@ -109,6 +111,7 @@ def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):
     assert any(label.startswith("[3] triple (Homocystinuria <CBS>") for label in labels)
     frames = [f for f in at.dataframe if "Score" in f.value.columns]
     assert list(frames[0].value["Disease"]) == ["Marfan syndrome", "Homocystinuria"]
+    assert not any("practically level" in c for c in captions)  # 0.91 against 0.42
     iframes = at.get("iframe")
     assert len(iframes) == 2  # one per relational hop with triples
     assert "Arachnodactyly" in vis_node_labels(iframes[0].proto.srcdoc)
@@ -119,6 +122,18 @@ def test_ask_renders_hops_synthesis_citations_graph_and_timeline(fake_service):
         "Export case (JSON)",
         "Export case (Markdown)",
     ]
+
+
+def test_rows_closer_than_the_table_shows_are_named_under_it(fake_service, monkeypatch):
+    monkeypatch.setattr(fake_service_module, "sample_result", near_tie_sample_result)
+    at = open_app()
+    at.text_area(key="ask.question").input("Tall boy with long fingers").run()
+    at.button(key="ask.submit").click().run()
+    assert not at.exception
+    assert (
+        "Places 1 and 2 differ by less than 0.01 in score: practically level on this evidence, "
+        "so their order is no preference." in [c.value for c in at.caption]
+    )
 
 
 def _open_at_address(**query: str) -> AppTest:
