@@ -252,7 +252,7 @@ class Synthesiser:
             )
         elif len(entries) > 1 and near_ties(entries[:2])[1]:
             sentences_out.append(
-                f"{entries[1].name} follows within {NEAR_TIE:g} of its score: on this evidence the two "
+                f"{entries[1].name} scores within {NEAR_TIE:g} of {top.name}: on this evidence the two "
                 "are practically level, so weigh both."
             )
         if conflicts.get(top.id):

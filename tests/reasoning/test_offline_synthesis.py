@@ -227,7 +227,10 @@ def test_a_runner_up_closer_than_the_table_shows_is_named_as_practically_level(
         answers = [SubAnswer(text="", entities=[RankedEntity(id=i, name=i, score=s) for i, s in ranked])]
         return reasoner.synthesise(parsed, SemanticResult(), relational, [], answers)
 
-    level = "Loeys-Dietz syndrome 1 follows within 0.01 of its score: on this evidence the two are practically level"
+    level = (
+        "Loeys-Dietz syndrome 1 scores within 0.01 of Marfan syndrome: on this evidence the two are "
+        "practically level"
+    )
     close = synthesise(1.999)
     first, second, _ = close.differential
     assert 0 < first.score - second.score < 0.01 and not first.tied_with
