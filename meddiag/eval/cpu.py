@@ -1,9 +1,11 @@
 """CPU time spent by this process and everything it started (worker processes, a Milvus Lite
 server), read from Linux's /proc.
 
-Cases per second moves by a few per cent from run to run on a shared machine, so a speed-up
-of that size hides in it; the processor time a run spends per case is steadier. A Milvus
-server reached over the network runs elsewhere and is not counted.
+Cases per second also counts waiting and how many cores the run got; the processor time a
+run spends per case counts only the work, so it tells a change in the work from a busier
+machine. On a shared virtual machine it still moves by several per cent (the host's load
+changes how fast a core runs). A Milvus server reached over the network runs elsewhere and is
+not counted.
 """
 
 from __future__ import annotations
