@@ -591,6 +591,7 @@ def rank_diseases(
             q,
             hidden,
             exclude_sources,
+            freq_weight=params.freq_weight,
             opposite_weight=params.opposite_weight,
         )
         # A disease whose own facts are all hidden (or never curated) is scored as its best

@@ -14,6 +14,7 @@ from tests.diagnosis.conftest import (
     MACROCEPHALY,
     NYSTAGMUS,
     SEIZURE,
+    has,
     relations,
 )
 
@@ -267,3 +268,33 @@ def test_a_named_genes_disease_with_no_visible_fact_is_still_listed(tiny_index: 
     ranked = rank_diseases(tiny_index, [GTC_SEIZURE], exclude_sources=hidden, genes={"OMIM:3": ["GENE3"]})
     assert ranked[0].id == "OMIM:3"
     assert ranked[0].genes == ("GENE3",) and not ranked[0].for_
+
+
+def test_a_match_is_explained_through_the_shared_term_the_score_chose(tiny_ontology) -> None:
+    # The disease shows the very finding rarely and its parent always: with the frequency
+    # weighed in, the score matches through the parent, and the explanation must say so.
+    index = PhenotypeIndex(
+        tiny_ontology,
+        [
+            has("OMIM:21", GTC_SEIZURE, 0.01, "OMIM:21"),
+            has("OMIM:21", SEIZURE, 1.0, "OMIM:21"),
+            has("OMIM:22", ID, 0.9, "OMIM:22"),
+            has("OMIM:23", CATARACT, 0.9, "OMIM:23"),
+            has("OMIM:24", SEIZURE, 0.5, "OMIM:24"),  # so the parent is the less specific term
+        ],
+    )
+
+    def explained(freq_weight: float) -> tuple[str, float, float]:
+        params = RankParams(freq_weight=freq_weight)
+        top = rank_diseases(index, [GTC_SEIZURE], params=params)[0]
+        assert top.id == "OMIM:21"
+        (match,) = top.for_
+        scores = score_all(index, [GTC_SEIZURE], params=params)
+        return match.shared_term, match.frequency, float(scores[index.profile_index["OMIM:21"]])
+
+    term, frequency, score = explained(2.0)
+    assert (term, frequency) == (SEIZURE, 1.0)
+    assert score == pytest.approx(index.ic[index.term_index[SEIZURE]], abs=1e-5)
+    term, frequency, score = explained(0.0)
+    assert (term, frequency) == (GTC_SEIZURE, 0.01)
+    assert score == pytest.approx(index.ic[index.term_index[GTC_SEIZURE]], abs=1e-5)
