@@ -310,9 +310,10 @@ class DifferentialEntry(Model):
     citations: list[int] = Field(default_factory=list)
     # Other catalogue ids of the same disease (ORPHA, MONDO …) whose evidence this row merges.
     aliases: list[str] = Field(default_factory=list)
-    # Set when no visible fact of the disease itself matches: the member of its MONDO series
-    # (same parent class) whose fit it was scored by (or, with facts of its own that match
-    # nothing, shrunk toward), as "Name (id)".
+    # Set when the disease is scored through its MONDO series (same parent class), as
+    # "Name (id)": with no visible curated fact of its own, the member it was scored by (what
+    # its name states may still match, in `for_`); with visible facts that match nothing, the
+    # member it was shrunk toward.
     series: str = ""
     # Genes named in the question that the disease is associated with; such diseases rank first.
     genes: list[str] = Field(default_factory=list)

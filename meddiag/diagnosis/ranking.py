@@ -216,8 +216,9 @@ class RankedDisease:
     for_: tuple[FindingMatch, ...] = ()
     against: tuple[FindingConflict, ...] = ()
     absent: tuple[str, ...] = field(default=())  # frequent disease features the patient lacks
-    # With no visible phenotype fact of its own that matches a finding, the MONDO sibling
-    # whose fit it was scored (or, with facts that match nothing, shrunk) toward.
+    # With no visible curated phenotype fact of its own (what its name states may still
+    # match), the MONDO sibling it was scored by; with visible facts that match no finding,
+    # the one it was shrunk toward.
     series: str = ""
     genes: tuple[str, ...] = ()  # genes named in the question that the disease is associated with
     # What the score owes to something other than the phenotype: a named gene's tier, the
@@ -594,14 +595,15 @@ def rank_diseases(
             freq_weight=params.freq_weight,
             opposite_weight=params.opposite_weight,
         )
-        # A disease whose own facts are all hidden (or never curated) is scored as its best
-        # sibling (`borrow_from_siblings`), and one whose few visible facts match no finding
-        # ranks on the share it borrows from the best-fitting one: name that sibling, since
-        # no finding of its own explains its place.
-        if params.sibling_prior and not disease.for_:
+        # A disease whose curated facts are all hidden (or never curated) is scored as its best
+        # sibling (`borrow_from_siblings`) — what its name states may match, but does not
+        # score — and one whose few visible facts match no finding ranks on the share it
+        # borrows from the best-fitting one: name that sibling, since no curated finding of
+        # its own explains its place.
+        if params.sibling_prior:
             if not index.feature_cover(p, exclude_sources, hidden).curated:
                 disease = replace(disease, series=_best_sibling(index, p, borrowed))
-            else:
+            elif not disease.for_:
                 disease = replace(disease, series=_best_fitting_sibling(index, p, borrowed))
         if p in named:
             disease = replace(disease, genes=named[p], prior=disease.prior + params.gene_weight)

@@ -41,8 +41,8 @@ class RankedEntity(Model):
     caveats: list[str] = Field(default_factory=list)
     # Frequent features of the disease the patient is not reported to have (ranker's view).
     absent: list[str] = Field(default_factory=list)
-    # No visible fact of its own that matches: scored through this member of its MONDO series
-    # ("Name (id)").
+    # Scored through this member of its MONDO series ("Name (id)"): no visible curated fact
+    # of its own, or none that matches (`DifferentialEntry.series`).
     series: str = ""
     genes: list[str] = Field(default_factory=list)  # genes named in the question it is associated with
 

@@ -237,6 +237,9 @@ class Synthesiser:
                 f", with no visible feature of its own that matches, scored as the member of its disease series "
                 f"that fits best, {top.series}"
                 if top.series and not top.for_
+                else f", though its place comes from its disease series, scored through the member that fits "
+                f"best, {top.series}"
+                if top.series
                 else ""
             )
             + (f" in {via}" if via else "")

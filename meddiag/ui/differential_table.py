@@ -37,8 +37,13 @@ def differential_frame(
             "Score": e.score,
             "Graph score": _shown(graph.get(e.id)),
             "Text score": _shown(text.get(e.id)),
-            "Findings for": "; ".join([*(f"named gene {g}" for g in e.genes), *e.for_])
-            or (f"scored through its series: {e.series}" if e.series else ""),
+            "Findings for": "; ".join(
+                [
+                    *(f"named gene {g}" for g in e.genes),
+                    *e.for_,
+                    *([f"scored through its series: {e.series}"] if e.series else []),
+                ]
+            ),
             "Findings against": "; ".join(e.against),
             "Channels": ", ".join(e.channels),
             "Citations": " ".join(f"[{n}]" for n in e.citations),

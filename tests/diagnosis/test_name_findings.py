@@ -109,3 +109,27 @@ def test_an_excluded_finding_the_name_states_is_named_against_without_a_made_up_
     row = next(r for r in ranked if r.id == "OMIM:21")
     assert [(c.finding, c.from_name) for c in row.against] == [(CATARACT, True)]
     assert row.as_entry().against == ["no Cataract, which its name states"]
+
+
+def test_a_disease_scored_through_its_series_says_so_even_when_its_name_matches(
+    tiny_ontology: Ontology, linker: PhraseLinker
+) -> None:
+    # OMIM:21 and OMIM:22 as one series: with PMID:7 left out, OMIM:22 keeps only what its
+    # name states, which matches but does not score: its place is OMIM:21's.
+    series = [
+        *curated(),
+        Relation(subject="OMIM:21", predicate="IS_A", object="MONDO:0000900", sources=["MONDO"]),
+        Relation(subject="OMIM:22", predicate="IS_A", object="MONDO:0000900", sources=["MONDO"]),
+    ]
+    index = PhenotypeIndex(tiny_ontology, with_name_findings(linker, series, NAMES), NAMES)
+    ranked = {
+        r.id: r for r in rank_diseases(index, [SEIZURE, NYSTAGMUS], exclude_sources=frozenset({"PMID:7"}))
+    }
+    emptied = ranked["OMIM:22"]
+    assert [m.finding for m in emptied.for_] == [SEIZURE] and emptied.for_[0].from_name
+    assert emptied.series == "OMIM:21"
+    assert emptied.score == pytest.approx(ranked["OMIM:21"].score, abs=1e-5)
+    assert ranked["OMIM:21"].series == ""
+    # With its curated fact visible, its own facts explain it.
+    visible = {r.id: r for r in rank_diseases(index, [SEIZURE, NYSTAGMUS])}
+    assert visible["OMIM:22"].series == ""

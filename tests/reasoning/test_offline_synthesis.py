@@ -194,6 +194,23 @@ def test_a_candidate_scored_through_its_series_says_so_in_the_row_and_the_answer
     out = reasoner.synthesise(parsed, SemanticResult(), relational, [], answers)
     assert out.differential[0].id == world.LDS and out.differential[0].series == stand_in
     assert f"scored as the member of its disease series that fits best, {stand_in}" in out.answer
+    # What its name states may match a finding while its place is still the series member's.
+    named = [
+        SubAnswer(
+            text="",
+            entities=[
+                RankedEntity(
+                    id=world.LDS, name="LDS", score=2.0, series=stand_in, **{"for": ["Arachnodactyly"]}
+                )
+            ],
+        )
+    ]
+    out = reasoner.synthesise(parsed, SemanticResult(), relational, [], named)
+    assert out.differential[0].for_ == ["Arachnodactyly"] and out.differential[0].series == stand_in
+    assert (
+        f"though its place comes from its disease series, scored through the member that fits best, {stand_in}"
+        in (out.answer)
+    )
 
 
 def test_rows_the_evidence_scores_exactly_alike_are_marked_tied_and_the_answer_says_so(

@@ -93,3 +93,15 @@ def test_rows_closer_than_the_table_shows_are_named_as_practically_level():
         second.model_copy(update={"score": 0.91, "tied_with": [first.id]}),
     ]
     assert near_ties(tied) == [False, False] and near_tie_note(tied) == ""
+
+
+def test_a_row_scored_through_its_series_says_so_beside_what_its_name_matches():
+    first, _ = sample_result().synthesis.differential
+    row = first.model_copy(
+        update={"for_": ["Arachnodactyly ~ Arachnodactyly (in its name)"], "series": "X (OMIM:1)"}
+    )
+    assert differential_frame([row]).loc[0, "Findings for"] == (
+        "Arachnodactyly ~ Arachnodactyly (in its name); scored through its series: X (OMIM:1)"
+    )
+    alone = first.model_copy(update={"for_": [], "series": "X (OMIM:1)"})
+    assert differential_frame([alone]).loc[0, "Findings for"] == "scored through its series: X (OMIM:1)"
