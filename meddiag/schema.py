@@ -336,6 +336,11 @@ def near_ties(entries: Sequence[DifferentialEntry], within: float = NEAR_TIE) ->
     ]
 
 
+def opens_with_near_tie(entries: Sequence[DifferentialEntry]) -> bool:
+    """Whether the second row lies within `NEAR_TIE` of the first (`near_ties`)."""
+    return len(entries) > 1 and near_ties(entries[:2])[1]
+
+
 def shared_places(entries: Sequence[DifferentialEntry]) -> list[int]:
     """Each row's 1-based place in the differential, a row tied with the one above sharing
     its place (1, 2, 2, 4), as the table and the exports number them."""

@@ -16,19 +16,19 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
-def _stat(path: Path) -> tuple[int, float] | None:
+def _stat(path: Path, ticks: int) -> tuple[int, float] | None:
     """(parent pid, user + system CPU seconds) of one /proc/<pid>/stat, or None if unreadable."""
     try:
         text = path.read_text(encoding="ascii", errors="replace")
     except OSError:  # the process ended while we looked
         return None
-    # The command name (field 2) is in parentheses and may itself hold spaces or ")".
-    fields = text[text.rindex(")") + 2 :].split()
     try:
+        # The command name (field 2) is in parentheses and may itself hold spaces or ")".
+        fields = text[text.rindex(")") + 2 :].split()
         ppid, utime, stime = int(fields[1]), int(fields[11]), int(fields[12])
     except (IndexError, ValueError):
         return None
-    return ppid, (utime + stime) / _ticks_per_second()
+    return ppid, (utime + stime) / ticks
 
 
 def _ticks_per_second() -> int:
@@ -50,8 +50,9 @@ def tree_cpu_seconds(pid: int | None = None, proc: Path = PROC) -> float | None:
         entries = list(proc.iterdir())
     except OSError:
         return None
+    ticks = _ticks_per_second()
     for entry in entries:
-        if entry.name.isdigit() and (stat := _stat(entry / "stat")) is not None:
+        if entry.name.isdigit() and (stat := _stat(entry / "stat", ticks)) is not None:
             stats[int(entry.name)] = stat
     if root not in stats:
         return None

@@ -15,7 +15,7 @@ from meddiag.eval.metrics import (
     rank_ties_against,
 )
 from meddiag.eval.own_facts import OWN_SHARE_GROUPS, own_share_group
-from meddiag.schema import NEAR_TIE, near_ties
+from meddiag.schema import NEAR_TIE, opens_with_near_tie
 
 if TYPE_CHECKING:
     from meddiag.eval.runner import CaseRecord, EvalOptions
@@ -78,7 +78,7 @@ def ties_against(records: Sequence[CaseRecord]) -> dict[str, float]:
             if rank is not None:
                 rank = rank_ties_against([e.id for e in rows], [e.tied_with for e in rows], set(r.gold))
                 tied += rank != r.rank
-            if len(rows) > 1 and near_ties(rows[:2])[1]:
+            if opens_with_near_tie(rows):
                 near_first += 1
                 near_gold_second += r.rank == 2
         ranks.append(rank)

@@ -36,7 +36,7 @@ from meddiag.schema import (
     SemanticResult,
     Synthesis,
     TextEvidence,
-    near_ties,
+    opens_with_near_tie,
 )
 
 _TripleRows = dict[str, dict[str, list[tuple[int, KGTriple]]]]  # subject row -> predicate -> (hop, triple)
@@ -221,6 +221,19 @@ class Synthesiser:
                 f"{join_words([self.res.in_sentence(f.label) for f in observed(parsed)])}."
             )
         top = entries[0]
+        # Why a row scored through its series stands where it does (`DifferentialEntry.series`).
+        if top.series and not top.for_:
+            series_clause = (
+                ", with no visible feature of its own that matches, scored as the member of its disease "
+                f"series that fits best, {top.series}"
+            )
+        elif top.series:
+            series_clause = (
+                ", though its place comes from its disease series, scored through the member that fits "
+                f"best, {top.series}"
+            )
+        else:
+            series_clause = ""
         via = " and ".join(
             {"relational": "the knowledge graph", "semantic": "the text passages"}[c] for c in top.channels
         )
@@ -233,15 +246,7 @@ class Synthesiser:
                 if top.for_
                 else ""
             )
-            + (
-                f", with no visible feature of its own that matches, scored as the member of its disease series "
-                f"that fits best, {top.series}"
-                if top.series and not top.for_
-                else f", though its place comes from its disease series, scored through the member that fits "
-                f"best, {top.series}"
-                if top.series
-                else ""
-            )
+            + series_clause
             + (f" in {via}" if via else "")
             + f" {markers(support)}".rstrip()
             + "."
@@ -253,7 +258,7 @@ class Synthesiser:
                 f"{'scores' if len(top.tied_with) == 1 else 'score'} exactly the same on this evidence, "
                 "so the order among them is by catalogue id, not by fit."
             )
-        elif len(entries) > 1 and near_ties(entries[:2])[1]:
+        elif opens_with_near_tie(entries):
             sentences_out.append(
                 f"{entries[1].name} scores within {NEAR_TIE:g} of {top.name}: on this evidence the two "
                 "are practically level, so weigh both."
