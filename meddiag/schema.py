@@ -16,6 +16,11 @@ BACKENDS: tuple[BackendName, ...] = ("lightrag", "minirag", "pathrag", "hypergra
 ChannelName = Literal["semantic", "relational"]
 Channels = Literal["both", "semantic", "relational"]
 Level = Literal["high", "low"]
+# How a differential row's place comes from its MONDO series (same parent class):
+# "scored_by", no curated fact of its own is visible, so it takes the score of the member
+# named; "shrunk_toward", its visible curated facts match no finding, so its place is the
+# share of the named member's fit it borrows.
+SeriesRole = Literal["scored_by", "shrunk_toward"]
 
 
 class Model(BaseModel):
@@ -310,11 +315,10 @@ class DifferentialEntry(Model):
     citations: list[int] = Field(default_factory=list)
     # Other catalogue ids of the same disease (ORPHA, MONDO …) whose evidence this row merges.
     aliases: list[str] = Field(default_factory=list)
-    # Set when the disease is scored through its MONDO series (same parent class), as
-    # "Name (id)": with no visible curated fact of its own, the member it was scored by (what
-    # its name states may still match, in `for_`); with visible facts that match nothing, the
-    # member it was shrunk toward.
+    # Set when the disease's place comes from its MONDO series, as "Name (id)" of the member
+    # it comes from; `series_role` says how (what its name states may still match, in `for_`).
     series: str = ""
+    series_role: SeriesRole | None = None
     # Genes named in the question that the disease is associated with; such diseases rank first.
     genes: list[str] = Field(default_factory=list)
     # Other rows of the differential with exactly the same score: the evidence cannot tell

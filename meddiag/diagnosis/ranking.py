@@ -84,7 +84,7 @@ import numpy as np
 from meddiag.diagnosis.index import X_RECESSIVE, MatchCache, PhenotypeIndex, ProfileMatrices
 from meddiag.diagnosis.onset import ONSET_CLASSES
 from meddiag.errors import InputError
-from meddiag.schema import DifferentialEntry, Onset
+from meddiag.schema import DifferentialEntry, Onset, SeriesRole
 
 _MAX_FREQ = 0.95  # an "obligate" feature may still be missed or unreported
 
@@ -216,10 +216,11 @@ class RankedDisease:
     for_: tuple[FindingMatch, ...] = ()
     against: tuple[FindingConflict, ...] = ()
     absent: tuple[str, ...] = field(default=())  # frequent disease features the patient lacks
-    # With no visible curated phenotype fact of its own (what its name states may still
-    # match), the MONDO sibling it was scored by; with visible facts that match no finding,
-    # the one it was shrunk toward.
+    # The MONDO sibling its place comes from, and how (`schema.SeriesRole`): "scored_by" with
+    # no visible curated phenotype fact of its own (what its name states may still match),
+    # "shrunk_toward" with visible facts that match no finding.
     series: str = ""
+    series_role: SeriesRole | None = None
     genes: tuple[str, ...] = ()  # genes named in the question that the disease is associated with
     # What the score owes to something other than the phenotype: a named gene's tier, the
     # sex and no-known-gene penalties. ``score - prior`` is the phenotype fit alone.
@@ -241,6 +242,7 @@ class RankedDisease:
             against=against,
             channels=["relational"],
             series=self.series,
+            series_role=self.series_role,
         )
 
     @property
@@ -602,9 +604,9 @@ def rank_diseases(
         # its own explains its place.
         if params.sibling_prior:
             if not index.feature_cover(p, exclude_sources, hidden).curated:
-                disease = replace(disease, series=_best_sibling(index, p, borrowed))
+                disease = _with_series(disease, _best_sibling(index, p, borrowed), "scored_by")
             elif not disease.for_:
-                disease = replace(disease, series=_best_fitting_sibling(index, p, borrowed))
+                disease = _with_series(disease, _best_fitting_sibling(index, p, borrowed), "shrunk_toward")
         if p in named:
             disease = replace(disease, genes=named[p], prior=disease.prior + params.gene_weight)
         if p in against_sex:
@@ -702,6 +704,11 @@ def _siblings(index: PhenotypeIndex, profile: int) -> np.ndarray:
     """The profiles sharing a MONDO parent class with `profile` (its phenotypic series)."""
     sib = index.siblings
     return sib.indices[sib.indptr[profile] : sib.indptr[profile + 1]]
+
+
+def _with_series(disease: RankedDisease, member: str, role: SeriesRole) -> RankedDisease:
+    """The disease naming the series member its place comes from, if it has one."""
+    return replace(disease, series=member, series_role=role) if member else disease
 
 
 def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:

@@ -22,6 +22,7 @@ from meddiag.schema import (
     RelationalResult,
     SemanticHop,
     SemanticResult,
+    SeriesRole,
     Synthesis,
     TextEvidence,
     TriplePattern,
@@ -41,9 +42,10 @@ class RankedEntity(Model):
     caveats: list[str] = Field(default_factory=list)
     # Frequent features of the disease the patient is not reported to have (ranker's view).
     absent: list[str] = Field(default_factory=list)
-    # Scored through this member of its MONDO series ("Name (id)"): no visible curated fact
-    # of its own, or none that matches (`DifferentialEntry.series`).
+    # The member of its MONDO series its place comes from ("Name (id)"), and how
+    # (`DifferentialEntry.series`).
     series: str = ""
+    series_role: SeriesRole | None = None
     genes: list[str] = Field(default_factory=list)  # genes named in the question it is associated with
 
 

@@ -244,6 +244,7 @@ class RelationalSteps:
                     caveats=caveats,
                     absent=[label(t) for t in self._unreported(r.absent, seen)],
                     series=f"{self.res.name(r.series)} ({r.series})" if r.series else "",
+                    series_role=r.series_role,
                     genes=list(r.genes),
                 )
             )

@@ -34,6 +34,7 @@ from meddiag.schema import (
     ParsedQuestion,
     RelationalResult,
     SemanticResult,
+    SeriesRole,
     Synthesis,
     TextEvidence,
     opens_with_near_tie,
@@ -137,6 +138,7 @@ class Synthesiser:
                     citations=list(dict.fromkeys([*for_cites, *against_cites])),
                     aliases=self.res.aliases(d),
                     series=rel.series if rel is not None else "",
+                    series_role=rel.series_role if rel is not None else None,
                     genes=rel.genes if rel is not None else [],
                     tied_with=ties[d],
                 )
@@ -221,19 +223,7 @@ class Synthesiser:
                 f"{join_words([self.res.in_sentence(f.label) for f in observed(parsed)])}."
             )
         top = entries[0]
-        # Why a row scored through its series stands where it does (`DifferentialEntry.series`).
-        if top.series and not top.for_:
-            series_clause = (
-                ", with no visible feature of its own that matches, scored as the member of its disease "
-                f"series that fits best, {top.series}"
-            )
-        elif top.series:
-            series_clause = (
-                ", though its place comes from its disease series, scored through the member that fits "
-                f"best, {top.series}"
-            )
-        else:
-            series_clause = ""
+        series_clause = _series_clause(top)
         via = " and ".join(
             {"relational": "the knowledge graph", "semantic": "the text passages"}[c] for c in top.channels
         )
@@ -464,6 +454,40 @@ _LOOKUP_ENTITY_KIND = {
     "onset": "phenotype",
     "gene_diseases": "disease",
 }
+
+
+# Why a row placed by its MONDO series stands where it does (`schema.SeriesRole`), keyed on
+# how, and on whether something of its own (what its name states, the text) still supports it.
+_SERIES_CLAUSES: dict[tuple[SeriesRole | None, bool], str] = {
+    ("scored_by", False): (
+        ", with no curated feature of its own visible, scored as the member of its disease series "
+        "that fits best, {member}"
+    ),
+    ("scored_by", True): (
+        ", though with no curated feature of its own visible its place comes from its disease "
+        "series, scored as the member that fits best, {member}"
+    ),
+    ("shrunk_toward", False): (
+        ", whose own curated features match none of the findings, placed by what it borrows from "
+        "the member of its disease series that fits best, {member}"
+    ),
+    ("shrunk_toward", True): (
+        ", though its own curated features match none of the findings, so its place comes from "
+        "what it borrows from the member of its disease series that fits best, {member}"
+    ),
+    # Rows recorded before the role was kept say only that the series placed them.
+    (None, False): ", placed through the member of its disease series that fits best, {member}",
+    (
+        None,
+        True,
+    ): ", though its place comes from its disease series, through the member that fits best, {member}",
+}
+
+
+def _series_clause(entry: DifferentialEntry) -> str:
+    if not entry.series:
+        return ""
+    return _SERIES_CLAUSES[(entry.series_role, bool(entry.for_))].format(member=entry.series)
 
 
 def _with_frequency(t: KGTriple) -> str:

@@ -21,6 +21,19 @@ def _shown(score: float | None) -> float | None:
     return None if score is None else round(score, 4)
 
 
+# How a row's place comes from its MONDO series (`schema.SeriesRole`), as the table says it.
+_SERIES_NOTES = {
+    "scored_by": "no curated feature of its own visible: scored as its series member {member}",
+    "shrunk_toward": "its own curated features match no finding: placed through its series member {member}",
+    None: "scored through its series: {member}",  # rows recorded before the role was kept
+}
+
+
+def series_note(entry: DifferentialEntry) -> str:
+    """What the row owes to its disease series, or "" when nothing."""
+    return _SERIES_NOTES[entry.series_role].format(member=entry.series) if entry.series else ""
+
+
 def differential_frame(
     entries: Sequence[DifferentialEntry], channel_scores: ChannelScores | None = None
 ) -> pd.DataFrame:
@@ -41,7 +54,7 @@ def differential_frame(
                 [
                     *(f"named gene {g}" for g in e.genes),
                     *e.for_,
-                    *([f"scored through its series: {e.series}"] if e.series else []),
+                    *([series_note(e)] if e.series else []),
                 ]
             ),
             "Findings against": "; ".join(e.against),

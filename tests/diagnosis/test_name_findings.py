@@ -128,6 +128,7 @@ def test_a_disease_scored_through_its_series_says_so_even_when_its_name_matches(
     emptied = ranked["OMIM:22"]
     assert [m.finding for m in emptied.for_] == [SEIZURE] and emptied.for_[0].from_name
     assert emptied.series == "OMIM:21"
+    assert emptied.series_role == "scored_by"  # its name's match does not make it shrunk toward
     assert emptied.score == pytest.approx(ranked["OMIM:21"].score, abs=1e-5)
     assert ranked["OMIM:21"].series == ""
     # With its curated fact visible, its own facts explain it.

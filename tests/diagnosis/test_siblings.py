@@ -127,11 +127,16 @@ def test_a_disease_scored_only_through_its_series_names_the_member_it_stands_in_
     hidden = frozenset({"PMID:9"})
     ranked = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID], exclude_sources=hidden)}
     assert ranked["OMIM:12"].for_ == () and ranked["OMIM:12"].series == "OMIM:11"
-    assert ranked["OMIM:11"].series == ""  # its own facts explain it
+    assert ranked["OMIM:12"].series_role == "scored_by"
+    assert (
+        ranked["OMIM:11"].series == "" and ranked["OMIM:11"].series_role is None
+    )  # its own facts explain it
     # With its own fact visible, OMIM:12 is explained by that fact, not by the series.
     visible = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID])}
     assert visible["OMIM:12"].series == "" and visible["OMIM:12"].for_
-    assert ranked["OMIM:12"].as_entry().series == "OMIM:11"
+    assert visible["OMIM:12"].series_role is None
+    entry = ranked["OMIM:12"].as_entry()
+    assert (entry.series, entry.series_role) == ("OMIM:11", "scored_by")
 
 
 def test_the_member_stood_in_for_is_named_when_the_sex_penalty_moves_it_below(
@@ -159,5 +164,8 @@ def test_a_disease_whose_visible_facts_match_nothing_names_the_member_it_is_shru
     ranked = {r.id: r for r in rank_diseases(index, [SEIZURE, ID], exclude_sources=hidden)}
     assert ranked["OMIM:12"].for_ == ()
     assert ranked["OMIM:12"].series == "OMIM:11"
-    assert ranked["OMIM:13"].series == ""  # no series to borrow from
+    assert ranked["OMIM:12"].series_role == "shrunk_toward"  # its own fact is visible, unmatched
+    assert (
+        ranked["OMIM:13"].series == "" and ranked["OMIM:13"].series_role is None
+    )  # no series to borrow from
     assert ranked["OMIM:11"].series == ""  # its own facts explain it

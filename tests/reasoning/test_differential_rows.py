@@ -298,6 +298,7 @@ def test_a_disease_scored_through_its_series_stays_below_the_member_it_borrows_f
     ids = [r.id for r in rows]
     assert ids.index(member) == ids.index(world.MARFAN) + 1
     assert rows[ids.index(member)].series.endswith(f"({world.MARFAN})")
+    assert rows[ids.index(member)].series_role == "scored_by"
 
 
 def test_a_finding_the_disease_name_states_is_named_for_it_not_against(tiny_ontology: Ontology) -> None:

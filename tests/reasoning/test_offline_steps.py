@@ -275,7 +275,9 @@ def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
 
     def ranked(*args: object, **kwargs: object) -> list[ranking.RankedDisease]:
         return [
-            ranking.RankedDisease(id=world.LDS, name="LDS", score=2.0, rank=1, series=world.MARFAN),
+            ranking.RankedDisease(
+                id=world.LDS, name="LDS", score=2.0, rank=1, series=world.MARFAN, series_role="scored_by"
+            ),
             ranking.RankedDisease(id=world.EPI, name="EPI", score=1.0, rank=2),
         ]
 
@@ -283,6 +285,7 @@ def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
     entities = reasoner._relational.rank(_parsed(reasoner), None, 10)
     assert [e.id for e in entities] == [world.LDS]
     assert entities[0].for_ == [] and entities[0].series == f"Marfan syndrome ({world.MARFAN})"
+    assert entities[0].series_role == "scored_by"
 
 
 def test_a_candidate_ranked_on_features_examined_and_absent_is_kept_and_says_so(

@@ -183,34 +183,59 @@ def test_findings_against_the_top_candidate_are_cited(
     ]
 
 
-def test_a_candidate_scored_through_its_series_says_so_in_the_row_and_the_answer(
-    reasoner: OfflineReasoner, run
+@pytest.mark.parametrize(
+    ("role", "own", "clause"),
+    [
+        (
+            "scored_by",
+            [],
+            ", with no curated feature of its own visible, scored as the member of its disease series that fits best, ",
+        ),
+        # What its name states may match a finding while its place is still the series member's.
+        (
+            "scored_by",
+            ["Arachnodactyly"],
+            ", though with no curated feature of its own visible its place comes from its disease series, scored as the member that fits best, ",
+        ),
+        (
+            "shrunk_toward",
+            [],
+            ", whose own curated features match none of the findings, placed by what it borrows from the member of its disease series that fits best, ",
+        ),
+        (
+            "shrunk_toward",
+            ["Arachnodactyly"],
+            ", though its own curated features match none of the findings, so its place comes from what it borrows from the member of its disease series that fits best, ",
+        ),
+        (None, [], ", placed through the member of its disease series that fits best, "),
+    ],
+)
+def test_a_candidate_placed_by_its_series_says_how_in_the_row_and_the_answer(
+    reasoner: OfflineReasoner, run, role: str | None, own: list[str], clause: str
 ) -> None:
     parsed, _semantic, relational, _sem_answers, _rel_answers = run
     stand_in = f"Marfan syndrome ({world.MARFAN})"
-    answers = [
-        SubAnswer(text="", entities=[RankedEntity(id=world.LDS, name="LDS", score=2.0, series=stand_in)])
-    ]
-    out = reasoner.synthesise(parsed, SemanticResult(), relational, [], answers)
-    assert out.differential[0].id == world.LDS and out.differential[0].series == stand_in
-    assert f"scored as the member of its disease series that fits best, {stand_in}" in out.answer
-    # What its name states may match a finding while its place is still the series member's.
-    named = [
-        SubAnswer(
-            text="",
-            entities=[
-                RankedEntity(
-                    id=world.LDS, name="LDS", score=2.0, series=stand_in, **{"for": ["Arachnodactyly"]}
-                )
-            ],
-        )
-    ]
-    out = reasoner.synthesise(parsed, SemanticResult(), relational, [], named)
-    assert out.differential[0].for_ == ["Arachnodactyly"] and out.differential[0].series == stand_in
-    assert (
-        f"though its place comes from its disease series, scored through the member that fits best, {stand_in}"
-        in (out.answer)
+    entity = RankedEntity(
+        id=world.LDS, name="LDS", score=2.0, series=stand_in, series_role=role, **{"for": own}
     )
+    out = reasoner.synthesise(
+        parsed, SemanticResult(), relational, [], [SubAnswer(text="", entities=[entity])]
+    )
+    top = out.differential[0]
+    assert (top.id, top.for_, top.series, top.series_role) == (world.LDS, own, stand_in, role)
+    assert f"{clause}{stand_in}" in out.answer
+    # Each wording belongs to one case only.
+    others = [c for c in _SERIES_CLAUSE_OPENINGS if not clause.startswith(c)]
+    assert not any(c in out.answer for c in others)
+
+
+_SERIES_CLAUSE_OPENINGS = [
+    ", with no curated feature",
+    ", though with no curated feature",
+    ", whose own curated features",
+    ", though its own curated features",
+    ", placed through the member",
+]
 
 
 def test_rows_the_evidence_scores_exactly_alike_are_marked_tied_and_the_answer_says_so(

@@ -97,11 +97,25 @@ def test_rows_closer_than_the_table_shows_are_named_as_practically_level():
 
 def test_a_row_scored_through_its_series_says_so_beside_what_its_name_matches():
     first, _ = sample_result().synthesis.differential
-    row = first.model_copy(
-        update={"for_": ["Arachnodactyly ~ Arachnodactyly (in its name)"], "series": "X (OMIM:1)"}
-    )
+    series = {"series": "X (OMIM:1)", "series_role": "scored_by"}
+    row = first.model_copy(update={"for_": ["Arachnodactyly ~ Arachnodactyly (in its name)"], **series})
     assert differential_frame([row]).loc[0, "Findings for"] == (
-        "Arachnodactyly ~ Arachnodactyly (in its name); scored through its series: X (OMIM:1)"
+        "Arachnodactyly ~ Arachnodactyly (in its name); "
+        "no curated feature of its own visible: scored as its series member X (OMIM:1)"
     )
-    alone = first.model_copy(update={"for_": [], "series": "X (OMIM:1)"})
-    assert differential_frame([alone]).loc[0, "Findings for"] == "scored through its series: X (OMIM:1)"
+    alone = first.model_copy(update={"for_": [], **series})
+    assert differential_frame([alone]).loc[0, "Findings for"] == (
+        "no curated feature of its own visible: scored as its series member X (OMIM:1)"
+    )
+
+
+def test_a_row_shrunk_toward_its_series_says_its_own_features_match_nothing():
+    first, _ = sample_result().synthesis.differential
+    row = first.model_copy(update={"for_": [], "series": "X (OMIM:1)", "series_role": "shrunk_toward"})
+    assert differential_frame([row]).loc[0, "Findings for"] == (
+        "its own curated features match no finding: placed through its series member X (OMIM:1)"
+    )
+    # A row recorded before the role was kept still names its series member.
+    old = row.model_copy(update={"series_role": None})
+    assert differential_frame([old]).loc[0, "Findings for"] == "scored through its series: X (OMIM:1)"
+    assert differential_frame([row.model_copy(update={"series": ""})]).loc[0, "Findings for"] == ""
