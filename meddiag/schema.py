@@ -316,14 +316,24 @@ class DifferentialEntry(Model):
     # Other catalogue ids of the same disease (ORPHA, MONDO …) whose evidence this row merges.
     aliases: list[str] = Field(default_factory=list)
     # Set when the disease's place comes from its MONDO series, as "Name (id)" of the member
-    # it comes from; `series_role` says how (what its name states may still match, in `for_`).
+    # it comes from; `series_role` says how (what its name states may still match, in `for_`),
+    # and `series_class` which class they share, the smallest ("Name (id)"): a series may be a
+    # phenotypic series or a class as broad as "hereditary disease".
     series: str = ""
     series_role: SeriesRole | None = None
+    series_class: str = ""
     # Genes named in the question that the disease is associated with; such diseases rank first.
     genes: list[str] = Field(default_factory=list)
     # Other rows of the differential with exactly the same score: the evidence cannot tell
     # them apart, and their order among themselves is by catalogue id only.
     tied_with: list[str] = Field(default_factory=list)
+
+    @property
+    def series_member(self) -> str:
+        """`series` with the class the two share, as rows and answers name it."""
+        if self.series and self.series_class:
+            return f"{self.series}, of the same MONDO class {self.series_class}"
+        return self.series
 
 
 # Scores closer than this read alike in the differential table (two decimals): two rows that

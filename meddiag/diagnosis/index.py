@@ -415,17 +415,28 @@ class PhenotypeIndex:
             dtype=bool,
         )
 
+    def _classes(self, profile: int) -> set[str]:
+        return {c for m in self.members[profile] for c in self._disease_classes.get(m, ())}
+
+    def shared_class(self, profile: int, other: int) -> str:
+        """The MONDO class two sibling profiles share with the fewest members (the closest series
+        they form: a phenotypic series rather than "hereditary disease"), or "" for none."""
+        common = self._classes(profile) & self._classes(other)
+        return min(common, key=lambda c: (self._class_size[c], c)) if common else ""
+
     def _sibling_matrix(self) -> sparse.csr_matrix:
         """profiles × profiles: 1 where two profiles share a MONDO parent class (a phenotypic series)."""
         n = len(self.profiles)
         class_index: dict[str, int] = {}
         rows: list[int] = []
         cols: list[int] = []
-        for p, members in enumerate(self.members):
-            for c in {c for m in members for c in self._disease_classes.get(m, ())}:
+        for p in range(n):
+            for c in self._classes(p):
                 rows.append(p)
                 cols.append(class_index.setdefault(c, len(class_index)))
         incidence = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(class_index)))
+        sizes = np.asarray(incidence.sum(axis=0)).ravel()
+        self._class_size = {c: int(sizes[i]) for c, i in class_index.items()}
         shared = (incidence @ incidence.T).tocsr()
         shared.setdiag(0.0)
         shared.eliminate_zeros()

@@ -221,6 +221,7 @@ class RankedDisease:
     # "shrunk_toward" with visible facts that match no finding.
     series: str = ""
     series_role: SeriesRole | None = None
+    series_class: str = ""  # the smallest MONDO class the two share (`PhenotypeIndex.shared_class`)
     genes: tuple[str, ...] = ()  # genes named in the question that the disease is associated with
     # What the score owes to something other than the phenotype: a named gene's tier, the
     # sex and no-known-gene penalties. ``score - prior`` is the phenotype fit alone.
@@ -243,6 +244,7 @@ class RankedDisease:
             channels=["relational"],
             series=self.series,
             series_role=self.series_role,
+            series_class=self.series_class,
         )
 
     @property
@@ -604,9 +606,10 @@ def rank_diseases(
         # its own explains its place.
         if params.sibling_prior:
             if not index.feature_cover(p, exclude_sources, hidden).curated:
-                disease = _with_series(disease, _best_sibling(index, p, borrowed), "scored_by")
+                disease = _with_series(index, disease, p, _best_sibling(index, p, borrowed), "scored_by")
             elif not disease.for_:
-                disease = _with_series(disease, _best_fitting_sibling(index, p, borrowed), "shrunk_toward")
+                member = _best_fitting_sibling(index, p, borrowed)
+                disease = _with_series(index, disease, p, member, "shrunk_toward")
         if p in named:
             disease = replace(disease, genes=named[p], prior=disease.prior + params.gene_weight)
         if p in against_sex:
@@ -706,25 +709,33 @@ def _siblings(index: PhenotypeIndex, profile: int) -> np.ndarray:
     return sib.indices[sib.indptr[profile] : sib.indptr[profile + 1]]
 
 
-def _with_series(disease: RankedDisease, member: str, role: SeriesRole) -> RankedDisease:
-    """The disease naming the series member its place comes from, if it has one."""
-    return replace(disease, series=member, series_role=role) if member else disease
+def _with_series(
+    index: PhenotypeIndex, disease: RankedDisease, profile: int, member: int | None, role: SeriesRole
+) -> RankedDisease:
+    """The disease naming the series member its place comes from, if it has one, and the
+    class they share."""
+    if member is None:
+        return disease
+    return replace(
+        disease,
+        series=index.profiles[member],
+        series_role=role,
+        series_class=index.shared_class(profile, member),
+    )
 
 
-def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:
+def _best_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> int | None:
     """The sibling a profile with nothing visible was scored by: the one ranked just above it."""
     row = _siblings(index, profile)
     above = row[scores[row] >= scores[profile]] if np.isfinite(scores[profile]) else row[:0]
-    if len(above) == 0:
-        return ""
-    return index.profiles[int(above[np.argmin(scores[above])])]
+    return int(above[np.argmin(scores[above])]) if len(above) else None
 
 
-def _best_fitting_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> str:
+def _best_fitting_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarray) -> int | None:
     """The sibling whose fit a profile with visible facts is shrunk toward: the best-scoring one."""
     row = _siblings(index, profile)
     row = row[np.isfinite(scores[row])]
-    return index.profiles[int(row[np.argmax(scores[row])])] if len(row) else ""
+    return int(row[np.argmax(scores[row])]) if len(row) else None
 
 
 def _opposite_conflicts(

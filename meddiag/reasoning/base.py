@@ -46,6 +46,7 @@ class RankedEntity(Model):
     # (`DifferentialEntry.series`).
     series: str = ""
     series_role: SeriesRole | None = None
+    series_class: str = ""
     genes: list[str] = Field(default_factory=list)  # genes named in the question it is associated with
 
 

@@ -245,6 +245,9 @@ class RelationalSteps:
                     absent=[label(t) for t in self._unreported(r.absent, seen)],
                     series=f"{self.res.name(r.series)} ({r.series})" if r.series else "",
                     series_role=r.series_role,
+                    series_class=f"{self.res.name(r.series_class)} ({r.series_class})"
+                    if r.series_class
+                    else "",
                     genes=list(r.genes),
                 )
             )

@@ -139,6 +139,7 @@ class Synthesiser:
                     aliases=self.res.aliases(d),
                     series=rel.series if rel is not None else "",
                     series_role=rel.series_role if rel is not None else None,
+                    series_class=rel.series_class if rel is not None else "",
                     genes=rel.genes if rel is not None else [],
                     tied_with=ties[d],
                 )
@@ -487,7 +488,7 @@ _SERIES_CLAUSES: dict[tuple[SeriesRole | None, bool], str] = {
 def _series_clause(entry: DifferentialEntry) -> str:
     if not entry.series:
         return ""
-    return _SERIES_CLAUSES[(entry.series_role, bool(entry.for_))].format(member=entry.series)
+    return _SERIES_CLAUSES[(entry.series_role, bool(entry.for_))].format(member=entry.series_member)
 
 
 def _with_frequency(t: KGTriple) -> str:

@@ -42,6 +42,9 @@ INDEX_PREDICATES: tuple[str, ...] = (
 )
 FACT_PREDICATES: tuple[str, ...] = ("ASSOCIATED_GENE", "HAS_INHERITANCE", "HAS_ONSET")
 NAME_TYPES: tuple[str, ...] = ("Disease", "Gene", "Inheritance", "Onset")
+# MONDO grouping classes are named (a row placed by its series names the class it shares)
+# but never looked up by name: a question's words must not resolve to a grouping.
+CLASS_TYPE = "DiseaseClass"
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
@@ -66,7 +69,7 @@ class ReasoningResources:
     ontology: Ontology
     linker: PhraseLinker
     index: PhenotypeIndex
-    names: dict[str, str]  # entity id -> printed name (diseases, genes, inheritance, onset)
+    names: dict[str, str]  # entity id -> printed name (diseases, genes, inheritance, onset, classes)
     ids_by_name: dict[str, list[str]]  # name_key(name) -> entity ids
     facts: dict[
         str, dict[str, list[str]]
@@ -109,6 +112,8 @@ class ReasoningResources:
         disease_names: dict[str, list[str]] = {}
         genes: list[str] = []
         for e in entities:
+            if e.type == CLASS_TYPE:
+                names[e.id] = e.name
             if e.type not in NAME_TYPES:
                 continue
             names[e.id] = e.name
@@ -181,7 +186,7 @@ class ReasoningResources:
         onto = ontology or Ontology.from_obo(packaged_sources().hp_obo)
         parse = time.perf_counter() - t0
         t0 = time.perf_counter()
-        entities = list(dump.iter_entities(list(NAME_TYPES)))
+        entities = list(dump.iter_entities([*NAME_TYPES, CLASS_TYPE]))
         relations = list(dump.iter_relations(list(INDEX_PREDICATES + FACT_PREDICATES)))
         read = time.perf_counter() - t0
         res = cls.from_parts(onto, entities, relations, embed_search=entity_name_search(kb))

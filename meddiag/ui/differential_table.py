@@ -31,7 +31,7 @@ _SERIES_NOTES = {
 
 def series_note(entry: DifferentialEntry) -> str:
     """What the row owes to its disease series, or "" when nothing."""
-    return _SERIES_NOTES[entry.series_role].format(member=entry.series) if entry.series else ""
+    return _SERIES_NOTES[entry.series_role].format(member=entry.series_member) if entry.series else ""
 
 
 def differential_frame(

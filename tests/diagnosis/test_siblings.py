@@ -45,6 +45,21 @@ def test_siblings_are_diseases_sharing_a_mondo_parent(series_index: PhenotypeInd
     assert sib[p["OMIM:11"], p["OMIM:11"]] == 0.0  # a disease does not borrow from itself
 
 
+def test_the_class_two_siblings_share_is_the_one_with_fewest_members(tiny_ontology: Ontology) -> None:
+    """OMIM:11 and OMIM:12 share both a broad class (with OMIM:13) and their series: the series
+    names them; OMIM:13 shares only the broad one with either."""
+    broad = "MONDO:0000800"
+    index = PhenotypeIndex(
+        tiny_ontology, [*series_relations(), *(is_a(d, broad) for d in ("OMIM:11", "OMIM:12", "OMIM:13"))]
+    )
+    p = index.profile_index
+    assert index.shared_class(p["OMIM:12"], p["OMIM:11"]) == SERIES
+    assert index.shared_class(p["OMIM:11"], p["OMIM:12"]) == SERIES
+    assert index.shared_class(p["OMIM:13"], p["OMIM:11"]) == broad
+    lone = PhenotypeIndex(tiny_ontology, series_relations())
+    assert lone.shared_class(lone.profile_index["OMIM:13"], lone.profile_index["OMIM:11"]) == ""
+
+
 def test_disease_with_every_fact_left_out_is_ranked_through_its_series(series_index: PhenotypeIndex) -> None:
     p = series_index.profile_index
     hidden = frozenset({"PMID:9"})
@@ -127,16 +142,19 @@ def test_a_disease_scored_only_through_its_series_names_the_member_it_stands_in_
     hidden = frozenset({"PMID:9"})
     ranked = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID], exclude_sources=hidden)}
     assert ranked["OMIM:12"].for_ == () and ranked["OMIM:12"].series == "OMIM:11"
-    assert ranked["OMIM:12"].series_role == "scored_by"
-    assert (
-        ranked["OMIM:11"].series == "" and ranked["OMIM:11"].series_role is None
-    )  # its own facts explain it
+    assert ranked["OMIM:12"].series_role == "scored_by" and ranked["OMIM:12"].series_class == SERIES
+    # Its own facts explain OMIM:11.
+    assert (ranked["OMIM:11"].series, ranked["OMIM:11"].series_role, ranked["OMIM:11"].series_class) == (
+        "",
+        None,
+        "",
+    )
     # With its own fact visible, OMIM:12 is explained by that fact, not by the series.
     visible = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID])}
     assert visible["OMIM:12"].series == "" and visible["OMIM:12"].for_
     assert visible["OMIM:12"].series_role is None
     entry = ranked["OMIM:12"].as_entry()
-    assert (entry.series, entry.series_role) == ("OMIM:11", "scored_by")
+    assert (entry.series, entry.series_role, entry.series_class) == ("OMIM:11", "scored_by", SERIES)
 
 
 def test_the_member_stood_in_for_is_named_when_the_sex_penalty_moves_it_below(
@@ -165,6 +183,7 @@ def test_a_disease_whose_visible_facts_match_nothing_names_the_member_it_is_shru
     assert ranked["OMIM:12"].for_ == ()
     assert ranked["OMIM:12"].series == "OMIM:11"
     assert ranked["OMIM:12"].series_role == "shrunk_toward"  # its own fact is visible, unmatched
+    assert ranked["OMIM:12"].series_class == SERIES
     assert (
         ranked["OMIM:13"].series == "" and ranked["OMIM:13"].series_role is None
     )  # no series to borrow from

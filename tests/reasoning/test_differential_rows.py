@@ -285,7 +285,11 @@ def test_a_disease_scored_through_its_series_stays_below_the_member_it_borrows_f
         Relation(subject=member, predicate="ASSOCIATED_GENE", object="NCBIGene:99", sources=["HPO"]),
         *series,
     ]
-    entities = [*world.entities(), Entity(id=member, type="Disease", name="Marfan-like series member")]
+    entities = [
+        *world.entities(),
+        Entity(id=member, type="Disease", name="Marfan-like series member"),
+        Entity(id="MONDO:0000900", type="DiseaseClass", name="fibrillinopathy"),
+    ]
     reasoner = OfflineReasoner(
         ReasoningResources.from_parts(tiny_ontology, entities, [*world.relations(), *extra])
     )
@@ -297,8 +301,9 @@ def test_a_disease_scored_through_its_series_stays_below_the_member_it_borrows_f
     ).differential
     ids = [r.id for r in rows]
     assert ids.index(member) == ids.index(world.MARFAN) + 1
-    assert rows[ids.index(member)].series.endswith(f"({world.MARFAN})")
-    assert rows[ids.index(member)].series_role == "scored_by"
+    row = rows[ids.index(member)]
+    assert row.series.endswith(f"({world.MARFAN})") and row.series_role == "scored_by"
+    assert row.series_class == "fibrillinopathy (MONDO:0000900)"
 
 
 def test_a_finding_the_disease_name_states_is_named_for_it_not_against(tiny_ontology: Ontology) -> None:

@@ -276,7 +276,13 @@ def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
     def ranked(*args: object, **kwargs: object) -> list[ranking.RankedDisease]:
         return [
             ranking.RankedDisease(
-                id=world.LDS, name="LDS", score=2.0, rank=1, series=world.MARFAN, series_role="scored_by"
+                id=world.LDS,
+                name="LDS",
+                score=2.0,
+                rank=1,
+                series=world.MARFAN,
+                series_role="scored_by",
+                series_class=world.MONDO_MARFAN,
             ),
             ranking.RankedDisease(id=world.EPI, name="EPI", score=1.0, rank=2),
         ]
@@ -286,6 +292,7 @@ def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
     assert [e.id for e in entities] == [world.LDS]
     assert entities[0].for_ == [] and entities[0].series == f"Marfan syndrome ({world.MARFAN})"
     assert entities[0].series_role == "scored_by"
+    assert entities[0].series_class == f"Marfan syndrome ({world.MONDO_MARFAN})"  # named like the member
 
 
 def test_a_candidate_ranked_on_features_examined_and_absent_is_kept_and_says_so(

@@ -227,6 +227,13 @@ def test_a_candidate_placed_by_its_series_says_how_in_the_row_and_the_answer(
     # Each wording belongs to one case only.
     others = [c for c in _SERIES_CLAUSE_OPENINGS if not clause.startswith(c)]
     assert not any(c in out.answer for c in others)
+    # The class the member shares with it follows the member's name.
+    shared = entity.model_copy(update={"series_class": "fibrillinopathy (MONDO:0000900)"})
+    out = reasoner.synthesise(
+        parsed, SemanticResult(), relational, [], [SubAnswer(text="", entities=[shared])]
+    )
+    assert out.differential[0].series_class == "fibrillinopathy (MONDO:0000900)"
+    assert f"{clause}{stand_in}, of the same MONDO class fibrillinopathy (MONDO:0000900)" in out.answer
 
 
 _SERIES_CLAUSE_OPENINGS = [

@@ -27,6 +27,19 @@ class _Handle:
     graph: Any
 
 
+def test_a_disease_class_is_named_but_never_found_by_name(tiny_ontology: Ontology) -> None:
+    """A row placed by its series names the MONDO class it shares; a question's words must not
+    resolve to such a grouping."""
+    graph = LocalGraphStore()
+    grouping = Entity(id="MONDO:0003847", type="DiseaseClass", name="hereditary disease")
+    graph.upsert_entities([*world.entities(), *_phenotypes(tiny_ontology), grouping])
+    graph.upsert_relations(world.relations())
+    res = ReasoningResources.from_handle(_Handle(graph), tiny_ontology)
+    assert res.name("MONDO:0003847") == "hereditary disease"
+    assert res.lookup("hereditary disease") == []
+    assert "MONDO:0003847" not in res.disease_ids
+
+
 def test_from_handle_reads_the_graph_store(tiny_ontology: Ontology) -> None:
     graph = LocalGraphStore()
     graph.upsert_entities([*world.entities(), *_phenotypes(tiny_ontology)])

@@ -119,3 +119,9 @@ def test_a_row_shrunk_toward_its_series_says_its_own_features_match_nothing():
     old = row.model_copy(update={"series_role": None})
     assert differential_frame([old]).loc[0, "Findings for"] == "scored through its series: X (OMIM:1)"
     assert differential_frame([row.model_copy(update={"series": ""})]).loc[0, "Findings for"] == ""
+    # The class the two share tells a phenotypic series from a class as broad as "hereditary disease".
+    broad = row.model_copy(update={"series_class": "hereditary disease (MONDO:0003847)"})
+    assert differential_frame([broad]).loc[0, "Findings for"] == (
+        "its own curated features match no finding: placed through its series member X (OMIM:1), "
+        "of the same MONDO class hereditary disease (MONDO:0003847)"
+    )
