@@ -243,15 +243,19 @@ class RelationalSteps:
                     against=list(dict.fromkeys([*conflicts, *(x for x in denied if x not in strong)])),
                     caveats=caveats,
                     absent=[label(t) for t in self._unreported(r.absent, seen)],
-                    series=f"{self.res.name(r.series)} ({r.series})" if r.series else "",
+                    series=self._named(r.series),
                     series_role=r.series_role,
-                    series_class=f"{self.res.name(r.series_class)} ({r.series_class})"
-                    if r.series_class
-                    else "",
+                    series_class=self._named(r.series_class),
                     genes=list(r.genes),
                 )
             )
         return out
+
+    def _named(self, entity_id: str) -> str:
+        """ "Name (id)", or the bare id where the knowledge base has no name for it (a grouping
+        class of a graph built without them), or "" for none."""
+        name = self.res.name(entity_id) if entity_id else ""
+        return f"{name} ({entity_id})" if name and name != entity_id else entity_id
 
     def _unreported(self, features: Iterable[str], findings: Sequence[str]) -> list[str]:
         """Frequent disease features the patient lacks, most specific first.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from meddiag.knowledge.hpo import Ontology
@@ -293,6 +295,11 @@ def test_a_candidate_scored_through_its_series_is_kept_and_says_so(
     assert entities[0].for_ == [] and entities[0].series == f"Marfan syndrome ({world.MARFAN})"
     assert entities[0].series_role == "scored_by"
     assert entities[0].series_class == f"Marfan syndrome ({world.MONDO_MARFAN})"  # named like the member
+    # A class the knowledge base has no name for is shown by its id alone, not as "id (id)".
+    unnamed = "MONDO:0000800"
+    ranked_unnamed = [replace(r, series_class=unnamed) if r.series else r for r in ranked()]
+    monkeypatch.setattr(ranking, "rank_diseases", lambda *a, **k: ranked_unnamed)
+    assert reasoner._relational.rank(_parsed(reasoner), None, 10)[0].series_class == unnamed
 
 
 def test_a_candidate_ranked_on_features_examined_and_absent_is_kept_and_says_so(
