@@ -252,8 +252,8 @@ class RelationalSteps:
         return out
 
     def _named(self, entity_id: str) -> str:
-        """ "Name (id)", or the bare id where the knowledge base has no name for it (a grouping
-        class of a graph built without them), or "" for none."""
+        """The id as "Name (id)"; the bare id where the knowledge base has no name for it (a
+        grouping class of a graph built without them); "" for none."""
         name = self.res.name(entity_id) if entity_id else ""
         return f"{name} ({entity_id})" if name and name != entity_id else entity_id
 
