@@ -320,7 +320,7 @@ class PhenotypeIndex:
         self.equivalents: dict[str, list[str]] = {
             m: g for g in (sorted(v) for v in groups.values()) for m in g
         }
-        self.siblings = self._sibling_matrix()
+        self.siblings, self._class_size = self._sibling_matrix()
         self._gene_sources = frozenset(s for facts in self._gene_facts.values() for f in facts for s in f)
         self._without_gene = self._profiles_without_gene(frozenset())
         self._build_onsets()
@@ -424,8 +424,9 @@ class PhenotypeIndex:
         common = self._classes(profile) & self._classes(other)
         return min(common, key=lambda c: (self._class_size[c], c)) if common else ""
 
-    def _sibling_matrix(self) -> sparse.csr_matrix:
-        """profiles × profiles: 1 where two profiles share a MONDO parent class (a phenotypic series)."""
+    def _sibling_matrix(self) -> tuple[sparse.csr_matrix, dict[str, int]]:
+        """profiles × profiles, 1 where two profiles share a MONDO parent class (a phenotypic
+        series); and each class's number of member profiles."""
         n = len(self.profiles)
         class_index: dict[str, int] = {}
         rows: list[int] = []
@@ -436,13 +437,12 @@ class PhenotypeIndex:
                 cols.append(class_index.setdefault(c, len(class_index)))
         incidence = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(class_index)))
         sizes = np.asarray(incidence.sum(axis=0)).ravel()
-        self._class_size = {c: int(sizes[i]) for c, i in class_index.items()}
         shared = (incidence @ incidence.T).tocsr()
         shared.setdiag(0.0)
         shared.eliminate_zeros()
         shared.data[:] = 1.0
         shared.sort_indices()
-        return shared
+        return shared, {c: int(sizes[k]) for c, k in class_index.items()}
 
     def _build_ic(self) -> None:
         """IC over all annotated diseases (not only candidates): how rare a feature is among diseases."""

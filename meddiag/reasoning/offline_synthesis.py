@@ -478,10 +478,9 @@ _SERIES_CLAUSES: dict[tuple[SeriesRole | None, bool], str] = {
     ),
     # Rows recorded before the role was kept say only that the series placed them.
     (None, False): ", placed through the member of its disease series that fits best, {member}",
-    (
-        None,
-        True,
-    ): ", though its place comes from its disease series, through the member that fits best, {member}",
+    (None, True): (
+        ", though its place comes from its disease series, through the member that fits best, {member}"
+    ),
 }
 
 

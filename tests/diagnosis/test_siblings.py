@@ -143,12 +143,8 @@ def test_a_disease_scored_only_through_its_series_names_the_member_it_stands_in_
     ranked = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID], exclude_sources=hidden)}
     assert ranked["OMIM:12"].for_ == () and ranked["OMIM:12"].series == "OMIM:11"
     assert ranked["OMIM:12"].series_role == "scored_by" and ranked["OMIM:12"].series_class == SERIES
-    # Its own facts explain OMIM:11.
-    assert (ranked["OMIM:11"].series, ranked["OMIM:11"].series_role, ranked["OMIM:11"].series_class) == (
-        "",
-        None,
-        "",
-    )
+    lender = ranked["OMIM:11"]  # its own facts explain it
+    assert (lender.series, lender.series_role, lender.series_class) == ("", None, "")
     # With its own fact visible, OMIM:12 is explained by that fact, not by the series.
     visible = {r.id: r for r in rank_diseases(series_index, [SEIZURE, ID])}
     assert visible["OMIM:12"].series == "" and visible["OMIM:12"].for_
@@ -184,7 +180,6 @@ def test_a_disease_whose_visible_facts_match_nothing_names_the_member_it_is_shru
     assert ranked["OMIM:12"].series == "OMIM:11"
     assert ranked["OMIM:12"].series_role == "shrunk_toward"  # its own fact is visible, unmatched
     assert ranked["OMIM:12"].series_class == SERIES
-    assert (
-        ranked["OMIM:13"].series == "" and ranked["OMIM:13"].series_role is None
-    )  # no series to borrow from
+    alone = ranked["OMIM:13"]  # no series to borrow from
+    assert alone.series == "" and alone.series_role is None
     assert ranked["OMIM:11"].series == ""  # its own facts explain it

@@ -183,31 +183,42 @@ def test_findings_against_the_top_candidate_are_cited(
     ]
 
 
+_SCORED_BY = ", with no curated feature of its own visible, scored as the member of its disease series"
+_SCORED_BY_NAMED = (
+    ", though with no curated feature of its own visible its place comes from its disease series, "
+    "scored as the member"
+)
+_SHRUNK = (
+    ", whose own curated features match none of the findings, placed by what it borrows from the "
+    "member of its disease series"
+)
+_SHRUNK_SUPPORTED = (
+    ", though its own curated features match none of the findings, so its place comes from what it "
+    "borrows from the member of its disease series"
+)
+_UNKNOWN = ", placed through the member of its disease series"
+_UNKNOWN_SUPPORTED = ", though its place comes from its disease series, through the member"
+_SERIES_CLAUSE_OPENINGS = [
+    _SCORED_BY,
+    _SCORED_BY_NAMED,
+    _SHRUNK,
+    _SHRUNK_SUPPORTED,
+    _UNKNOWN,
+    _UNKNOWN_SUPPORTED,
+]
+
+
 @pytest.mark.parametrize(
     ("role", "own", "clause"),
     [
-        (
-            "scored_by",
-            [],
-            ", with no curated feature of its own visible, scored as the member of its disease series that fits best, ",
-        ),
+        ("scored_by", [], _SCORED_BY),
         # What its name states may match a finding while its place is still the series member's.
-        (
-            "scored_by",
-            ["Arachnodactyly"],
-            ", though with no curated feature of its own visible its place comes from its disease series, scored as the member that fits best, ",
-        ),
-        (
-            "shrunk_toward",
-            [],
-            ", whose own curated features match none of the findings, placed by what it borrows from the member of its disease series that fits best, ",
-        ),
-        (
-            "shrunk_toward",
-            ["Arachnodactyly"],
-            ", though its own curated features match none of the findings, so its place comes from what it borrows from the member of its disease series that fits best, ",
-        ),
-        (None, [], ", placed through the member of its disease series that fits best, "),
+        ("scored_by", ["Arachnodactyly"], _SCORED_BY_NAMED),
+        ("shrunk_toward", [], _SHRUNK),
+        ("shrunk_toward", ["Arachnodactyly"], _SHRUNK_SUPPORTED),
+        # A row recorded before the role was kept.
+        (None, [], _UNKNOWN),
+        (None, ["Arachnodactyly"], _UNKNOWN_SUPPORTED),
     ],
 )
 def test_a_candidate_placed_by_its_series_says_how_in_the_row_and_the_answer(
@@ -223,26 +234,19 @@ def test_a_candidate_placed_by_its_series_says_how_in_the_row_and_the_answer(
     )
     top = out.differential[0]
     assert (top.id, top.for_, top.series, top.series_role) == (world.LDS, own, stand_in, role)
-    assert f"{clause}{stand_in}" in out.answer
+    assert f"{clause} that fits best, {stand_in}" in out.answer
     # Each wording belongs to one case only.
-    others = [c for c in _SERIES_CLAUSE_OPENINGS if not clause.startswith(c)]
-    assert not any(c in out.answer for c in others)
+    assert [c for c in _SERIES_CLAUSE_OPENINGS if c in out.answer] == [clause]
     # The class the member shares with it follows the member's name.
     shared = entity.model_copy(update={"series_class": "fibrillinopathy (MONDO:0000900)"})
     out = reasoner.synthesise(
         parsed, SemanticResult(), relational, [], [SubAnswer(text="", entities=[shared])]
     )
     assert out.differential[0].series_class == "fibrillinopathy (MONDO:0000900)"
-    assert f"{clause}{stand_in}, of the same MONDO class fibrillinopathy (MONDO:0000900)" in out.answer
-
-
-_SERIES_CLAUSE_OPENINGS = [
-    ", with no curated feature",
-    ", though with no curated feature",
-    ", whose own curated features",
-    ", though its own curated features",
-    ", placed through the member",
-]
+    assert (
+        f"{clause} that fits best, {stand_in}, of the same MONDO class fibrillinopathy (MONDO:0000900)"
+        in (out.answer)
+    )
 
 
 def test_rows_the_evidence_scores_exactly_alike_are_marked_tied_and_the_answer_says_so(
