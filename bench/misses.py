@@ -85,11 +85,12 @@ def shared_ic(index: PhenotypeIndex, p: Prepared) -> float:
     visible feature of the gold (its case's publications left out), over the gold's profiles."""
     exclude = frozenset(p.case.sources)
     hidden = set(index.hidden_relations(exclude).tolist())
+    thinned = set(index.thinned_relations(exclude).tolist())
     terms = [t for f in p.case.observed if (t := index.term(f.id)) is not None]
     around = {x for t in terms for x in index.ancestor_list(t)}  # the findings and their ancestors
     best = 0.0
     for g in p.gold:
-        under = index.feature_cover(g, exclude, hidden).under  # at or above a visible feature
+        under = index.feature_cover(g, exclude, hidden, thinned).under  # at or above a visible feature
         best = max([best, *(float(index.ic[x]) for x in around if x in under)])
     return best
 

@@ -22,7 +22,7 @@ import numpy as np
 from meddiag.backends.exclusion import visible_chunks, visible_hyperedges
 from meddiag.backends.formats import predicate_words
 from meddiag.errors import BackendError, InputError
-from meddiag.knowledge.model import Chunk, Entity, Hyperedge, Relation
+from meddiag.knowledge.model import Chunk, Entity, Hyperedge, Relation, as_seen_without
 from meddiag.schema import BackendName, KGEntity, KGTriple, RawContext, RetrievedItem, TextEvidence
 from meddiag.stores.base import GraphStore, VectorHit, VectorStore
 
@@ -438,12 +438,20 @@ class QueryScope:
         key = (entity_id, tuple(predicates) if predicates else None)
         if key not in self._relations:
             # Both graph stores leave out relations resting only on excluded sources (their
-            # shared contract test checks it), so the hop lists are not filtered twice.
+            # shared contract test checks it), so the hop lists are not filtered twice; what
+            # mixes sources is shown as the other sources alone support it.
             with self.stages.stage("graph"):
-                self._relations[key] = self.kb.graph.relations(
+                found = self.kb.graph.relations(
                     entity_id, predicates=predicates, exclude_sources=self.exclude
                 )
+            self._relations[key] = self.seen(found)
         return self._relations[key]
+
+    def seen(self, relations: list[Relation]) -> list[Relation]:
+        """Visible relations as this query sees them (`as_seen_without`)."""
+        if not self.exclude:
+            return relations
+        return [as_seen_without(r, self.exclude) for r in relations]
 
     def degree(self, entity_id: str) -> int:
         if entity_id not in self._degrees:
@@ -474,7 +482,7 @@ class QueryScope:
             for far in hop.ranked()[:HUB_CHECKS]:
                 with self.stages.stage("graph"):
                     links = graph.relations(far, exclude_sources=self.exclude, neighbours=hub_set)
-                for rel in links:
+                for rel in self.seen(links):
                     hop.add(rel, rel.object if rel.subject == far else rel.subject)
         self.cache[key] = hop
         return hop

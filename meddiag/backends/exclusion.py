@@ -6,6 +6,9 @@ a hyperedge sentence states several facts at once, so it stays visible while one
 facts rests only on an excluded publication — and would leak that fact through its
 wording. Such items are rendered again from the facts still visible (the same layout and
 ids as at build time, see `meddiag.knowledge.documents`), or dropped when no fact is left.
+A fact that mixes sources keeps only what the others support: its frequency is pooled
+over all of them, so the graph's triple loses it and a frequency band's sentence leaves
+the fact out (`meddiag.knowledge.model.keeps_frequency`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import TYPE_CHECKING
 from meddiag.errors import BackendError
 from meddiag.knowledge.documents import profile_doc_id, render_profile
 from meddiag.knowledge.hyperedges import disease_hyperedges
-from meddiag.knowledge.model import Chunk, Hyperedge, Relation, visible
+from meddiag.knowledge.model import Chunk, Hyperedge, Relation, as_seen_without, touches, visible
 from meddiag.knowledge.relations import DiseaseFacts
 
 if TYPE_CHECKING:
@@ -27,12 +30,9 @@ HYPEREDGE_PREFIX = "he/"
 
 
 def visible_relations(relations: Iterable[Relation], exclude: frozenset[str]) -> list[Relation]:
-    return [r for r in relations if visible(r.sources, exclude)]
-
-
-def touches(sources: Sequence[str], exclude: frozenset[str]) -> bool:
-    """Whether an item cites an excluded source at all (visible or not)."""
-    return bool(exclude) and any(s in exclude for s in sources)
+    """The relations still resting on some other source, as the query sees them
+    (`as_seen_without`: left-out sources and frequencies pooled with them removed)."""
+    return [as_seen_without(r, exclude) for r in relations if visible(r.sources, exclude)]
 
 
 def disease_facts(scope: QueryScope, disease_id: str) -> DiseaseFacts:

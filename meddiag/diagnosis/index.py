@@ -122,6 +122,7 @@ class FeatureCover:
     negative: list[int]  # visible NOT_HAS_PHENOTYPE relations
     under: dict[int, int]  # term -> the positive relation below it with the highest (frequency, IC)
     curated: bool  # some positive relation is curated, not only read from the disease's name
+    frequency: dict[int, float]  # positive relation -> its frequency as the query may see it
 
 
 COVER_CACHE_SIZE = 4096
@@ -195,6 +196,7 @@ class PhenotypeIndex:
         rel_d: list[int] = []
         rel_t: list[int] = []
         rel_f: list[float] = []
+        rel_known: list[bool] = []
         rel_neg: list[bool] = []
         rel_named: list[bool] = []
         src_ptr = [0]
@@ -244,6 +246,7 @@ class PhenotypeIndex:
             rel_t.append(term)
             freq = rel.frequency if rel.frequency is not None else self.unknown_frequency
             rel_f.append(max(freq, 0.01))
+            rel_known.append(rel.frequency is not None)
             rel_neg.append(rel.predicate == "NOT_HAS_PHENOTYPE")
             rel_named.append(rel.source_file == NAME_SOURCE_FILE)
             for s in rel.sources:
@@ -256,6 +259,7 @@ class PhenotypeIndex:
         self.rel_disease = np.asarray(rel_d, dtype=np.int32)
         self.rel_term = np.asarray(rel_t, dtype=np.int32)
         self.rel_freq = np.asarray(rel_f, dtype=np.float32)
+        self.rel_freq_curated = np.asarray(rel_known, dtype=bool)  # else `unknown_frequency`
         self.rel_negated = np.asarray(rel_neg, dtype=bool)
         # read from the disease's name (`name_findings`): matched, never counted as a feature
         self.rel_from_name = np.asarray(rel_named, dtype=bool)
@@ -484,13 +488,18 @@ class PhenotypeIndex:
         )
 
     def feature_cover(
-        self, profile: int, exclude_sources: frozenset[str], hidden: Collection[int]
+        self,
+        profile: int,
+        exclude_sources: frozenset[str],
+        hidden: Collection[int],
+        thinned: Collection[int] = (),
     ) -> FeatureCover:
         """A profile's visible facts and, for every term at or above a visible feature, the
         feature under it the disease shows most often (then the most specific).
 
-        `hidden` must be the relations `exclude_sources` hides; the answer is remembered per
-        (profile, exclusions), since one ask explains the same top diseases several times.
+        `hidden` and `thinned` must be the relations `exclude_sources` hides and thins
+        (`hidden_relations`, `thinned_relations`); the answer is remembered per (profile,
+        exclusions), since one ask explains the same top diseases several times.
         """
         key = (profile, exclude_sources)
         with self._cover_lock:
@@ -503,15 +512,19 @@ class PhenotypeIndex:
         rels = [r for r in self.relations_of_profile(profile).tolist() if r not in hidden]
         positive = [r for r in rels if not plain.rel_negated[r]]
         negative = [r for r in rels if plain.rel_negated[r]]
+        unknown = self.unknown_frequency
+        freq = {r: unknown if r in thinned else rel_freq[r] for r in positive}
         under: dict[int, int] = {}
         for r in positive:
-            rank = (rel_freq[r], ic[rel_term[r]])
+            rank = (freq[r], ic[rel_term[r]])
             for a in self.ancestor_list(rel_term[r]):
                 held = under.get(a)
-                if held is None or rank > (rel_freq[held], ic[rel_term[held]]):
+                if held is None or rank > (freq[held], ic[rel_term[held]]):
                     under[a] = r
         from_name = self.rel_from_name
-        cover = FeatureCover(positive, negative, under, curated=any(not from_name[r] for r in positive))
+        cover = FeatureCover(
+            positive, negative, under, curated=any(not from_name[r] for r in positive), frequency=freq
+        )
         with self._cover_lock:
             self._covers[key] = cover
             while len(self._covers) > COVER_CACHE_SIZE:
@@ -553,25 +566,40 @@ class PhenotypeIndex:
     def relation_sources(self, rel: int) -> list[str]:
         return [self.sources[s] for s in self._src_idx[self._src_ptr[rel] : self._src_ptr[rel + 1]]]
 
-    def hidden_relations(self, exclude_sources: Collection[str]) -> np.ndarray:
-        """Relations whose every source is in `exclude_sources` (facts a query must not see)."""
+    def _citing(self, exclude_sources: Collection[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The relations citing any of `exclude_sources`, and how many of those each cites."""
         cols = [self.source_index[s] for s in exclude_sources if s in self.source_index]
         if not cols:
-            return np.zeros(0, dtype=np.int32)
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
         by_source = self._by_source
         cited = np.concatenate(
             [by_source.indices[by_source.indptr[c] : by_source.indptr[c + 1]] for c in cols]
         )
-        touched, hits = np.unique(cited, return_counts=True)
+        return np.unique(cited, return_counts=True)
+
+    def hidden_relations(self, exclude_sources: Collection[str]) -> np.ndarray:
+        """Relations whose every source is in `exclude_sources` (facts a query must not see)."""
+        touched, hits = self._citing(exclude_sources)
         return touched[hits >= self._n_sources[touched]].astype(np.int32)
+
+    def thinned_relations(self, exclude_sources: Collection[str]) -> np.ndarray:
+        """Visible relations with a curated frequency that one of `exclude_sources` was pooled
+        into (`meddiag.knowledge.model.keeps_frequency`): scored and shown as if no frequency
+        had been curated."""
+        touched, hits = self._citing(exclude_sources)
+        keep = (hits < self._n_sources[touched]) & self.rel_freq_curated[touched]
+        return touched[keep].astype(np.int32)
 
     def profiles_using(self, rels: np.ndarray) -> np.ndarray:
         if len(rels) == 0:
             return np.zeros(0, dtype=np.int32)
         return np.unique(self._profiles_of_rel[rels].indices).astype(np.int32)
 
-    def profile_matrices(self, profiles: Iterable[int], hidden: np.ndarray | None = None) -> ProfileMatrices:
-        """Matrices for `profiles` (in that order), leaving `hidden` relations out."""
+    def profile_matrices(
+        self, profiles: Iterable[int], hidden: np.ndarray | None = None, thinned: np.ndarray | None = None
+    ) -> ProfileMatrices:
+        """Matrices for `profiles` (in that order), leaving `hidden` relations out and giving
+        `thinned` ones the frequency of a feature curated without one."""
         profiles = list(profiles)
         items = np.asarray(profiles, dtype=np.int64)
         rels = _gather(self._prof_ptr, self._prof_rels, items)
@@ -586,6 +614,8 @@ class PhenotypeIndex:
         pos_rels, pos_rows = rels[~neg], rows[~neg]
         terms = self.rel_term[pos_rels]
         freqs = self.rel_freq[pos_rels]
+        if thinned is not None and len(thinned):
+            freqs = np.where(np.isin(pos_rels, thinned), np.float32(self.unknown_frequency), freqs)
         direct = _max_matrix(pos_rows, terms, freqs, shape).tocsr()
         n_anc = np.diff(self._anc_ptr)[terms]
         c_rows = np.repeat(pos_rows, n_anc)

@@ -60,8 +60,10 @@ Leaving sources out: facts whose every source is in `exclude_sources` are hidden
 time; the profiles that used them are re-scored from their remaining facts (no
 precomputed score or cached match row leaks them) and a profile with no fact left is not
 ranked. Information content stays global — it measures how common a feature is among all
-diseases, not which disease the case has — and a merged fact's frequency is the mean of
-all its sources' frequencies (the HPO relation builder merges them before we see them).
+diseases, not which disease the case has. A fact's frequency is pooled over all its sources
+(one annotation row may cite several publications, and the HPO relation builder averages
+the rows it merges), so a visible fact citing a left-out source is scored and explained
+as if no frequency had been curated (`PhenotypeIndex.thinned_relations`).
 
 Tuned defaults: 5-fold cross-validation on the development phenopackets, folds split by
 publication, leave-publication-out, one coordinate-search round per fold over
@@ -81,7 +83,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from meddiag.diagnosis.index import X_RECESSIVE, MatchCache, PhenotypeIndex, ProfileMatrices
+from meddiag.diagnosis.index import X_RECESSIVE, FeatureCover, MatchCache, PhenotypeIndex, ProfileMatrices
 from meddiag.diagnosis.onset import ONSET_CLASSES
 from meddiag.errors import InputError
 from meddiag.schema import DifferentialEntry, Onset, SeriesRole
@@ -464,11 +466,13 @@ def _score_all(
 ) -> np.ndarray:
     q = _query(index, observed, excluded, params)
     scores = _scores(index, index.matrices, q, params)
-    hidden = index.hidden_relations(exclude_sources) if exclude_sources else np.zeros(0, np.int32)
-    affected = index.profiles_using(hidden)
+    none = np.zeros(0, np.int32)
+    hidden = index.hidden_relations(exclude_sources) if exclude_sources else none
+    thinned = index.thinned_relations(exclude_sources) if exclude_sources else none
+    affected = index.profiles_using(np.union1d(hidden, thinned).astype(np.int32))
     n_visible = index.matrices.n_features
     if len(affected):
-        sub = index.profile_matrices(affected.tolist(), hidden)
+        sub = index.profile_matrices(affected.tolist(), hidden, thinned)
         scores[affected] = _scores(index, sub, q, params)
         # nothing curated left to compare (what its name states is no profile): not a candidate
         empty = sub.n_features == 0
@@ -584,6 +588,7 @@ def rank_diseases(
     without_gene = index.without_gene(exclude_sources) if params.no_gene_penalty else None
     onset_gaps = index.onset_gaps(onset, exclude_sources) if onset and params.onset_weight else None
     hidden = set(index.hidden_relations(exclude_sources).tolist()) if exclude_sources else set()
+    thinned = set(index.thinned_relations(exclude_sources).tolist()) if exclude_sources else set()
     q = _query(index, observed, excluded, params)
     exclude_sources = frozenset(exclude_sources)  # a cache key below: any collection works
     ranked: list[RankedDisease] = []
@@ -596,6 +601,7 @@ def rank_diseases(
             q,
             hidden,
             exclude_sources,
+            thinned=thinned,
             freq_weight=params.freq_weight,
             opposite_weight=params.opposite_weight,
         )
@@ -605,7 +611,7 @@ def rank_diseases(
         # borrows from the best-fitting one: name that sibling, since no curated finding of
         # its own explains its place.
         if params.sibling_prior:
-            if not index.feature_cover(p, exclude_sources, hidden).curated:
+            if not index.feature_cover(p, exclude_sources, hidden, thinned).curated:
                 disease = _with_series(index, disease, p, _best_sibling(index, p, borrowed), "scored_by")
             elif not disease.for_:
                 member = _best_fitting_sibling(index, p, borrowed)
@@ -739,12 +745,13 @@ def _best_fitting_sibling(index: PhenotypeIndex, profile: int, scores: np.ndarra
 
 
 def _opposite_conflicts(
-    index: PhenotypeIndex, q: _Query, under: Mapping[int, int], cite: Callable[[int], tuple[str, ...]]
+    index: PhenotypeIndex, q: _Query, cover: FeatureCover, cite: Callable[[int], tuple[str, ...]]
 ) -> list[FindingConflict]:
     """The findings a profile's visible features contradict, as `_opposite_row` scores them:
     the strongest opposite feature (IC x frequency) where none lies on the finding's side."""
     plain = index.plain
-    rel_term, rel_freq, ic = plain.rel_term, plain.rel_freq, plain.ic
+    rel_term, ic = plain.rel_term, plain.ic
+    under, rel_freq = cover.under, cover.frequency
     label = index.ontology.label
     out: list[FindingConflict] = []
     for t in q.observed.tolist():
@@ -790,18 +797,22 @@ def explain(
     q: _Query,
     hidden: set[int],
     exclude_sources: Collection[str] = frozenset(),
+    *,
+    thinned: set[int] | None = None,
     freq_weight: float = 0.0,
     opposite_weight: float = 0.0,
 ) -> RankedDisease:
-    """The visible facts behind one profile's score, citing only sources that were not left out."""
+    """The visible facts behind one profile's score, citing only sources that were not left out.
+
+    `hidden` and `thinned` are the relations `exclude_sources` hides and thins."""
 
     def cite(r: int) -> tuple[str, ...]:
         return tuple(s for s in index.relation_sources(r) if s not in exclude_sources)
 
     plain = index.plain
-    rel_term, rel_freq, ic = plain.rel_term, plain.rel_freq, plain.ic
-    cover = index.feature_cover(profile, frozenset(exclude_sources), hidden)
-    positive, negative, under = cover.positive, cover.negative, cover.under
+    rel_term, ic = plain.rel_term, plain.ic
+    cover = index.feature_cover(profile, frozenset(exclude_sources), hidden, thinned or ())
+    positive, negative, under, rel_freq = cover.positive, cover.negative, cover.under, cover.frequency
     label = index.ontology.label
     observed = [(t, index.ancestor_list(t)) for t in q.observed.tolist()]
     matches: list[FindingMatch] = []
@@ -856,7 +867,7 @@ def explain(
                 )
                 break
     if opposite_weight:
-        conflicts += _opposite_conflicts(index, q, under, cite)
+        conflicts += _opposite_conflicts(index, q, cover, cite)
     patient_anc: set[int] = set()
     for _, anc_list in observed:
         patient_anc.update(anc_list)

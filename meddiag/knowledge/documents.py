@@ -13,8 +13,9 @@ only on the complete facts, so chunk ids (``profile/<disease>#<position>``) are 
 
 `render_profile(disease_id, facts, exclude_sources)` renders the same layout while leaving
 out every relation whose sources are all excluded: a part re-renders from its remaining
-relations (a fact that also rests on another source stays), a part with none left
-disappears, and a chunk with no fact left is dropped. Each chunk's `sources` is the union
+relations (a fact that also rests on another source stays — in a frequency band only if
+no left-out source is pooled into its frequency), a part with none left disappears, and a
+chunk with no fact left is dropped. Each chunk's `sources` is the union
 of the sources of the facts it states (minus the excluded ones), and its `entity_ids` are
 the disease and every entity those facts mention. A retriever that hits a profile chunk
 can therefore rebuild `DiseaseFacts` from the relations it can still see (the graph
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 
 from meddiag.knowledge.annotations import FREQUENCY_TERMS, frequency_band
 from meddiag.knowledge.hpo import Term, in_sentence
-from meddiag.knowledge.model import Chunk, Document, Relation, visible
+from meddiag.knowledge.model import Chunk, Document, Relation, keeps_frequency, visible
 from meddiag.knowledge.mondo import MondoTerm
 from meddiag.knowledge.relations import HPO_SOURCE, MONDO_SOURCE, DiseaseFacts
 
@@ -253,6 +254,10 @@ def _render_part(part: _Part, facts: DiseaseFacts, exclude: frozenset[str]) -> _
     if part.kind == "overview":
         return _Rendered(_part_text(part, facts, []), (facts.disease_id,), (), False)
     rels = [r for r in part.relations if visible(r.sources, exclude)]
+    if part.kind.startswith("band:"):
+        # a band states a frequency: a feature whose pooled frequency drew on a left-out
+        # source cannot be placed in it
+        rels = [r for r in rels if keeps_frequency(r, exclude)]
     if not rels:
         return None
     ids = [facts.disease_id, *(_other_end(r, facts.disease_id) for r in rels)]

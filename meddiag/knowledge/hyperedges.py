@@ -8,13 +8,14 @@ readable sentence. `sources` is the union of the member facts' sources.
 
 Hyperedges are rendered from `DiseaseFacts` like profiles, so `disease_hyperedges(...,
 exclude_sources)` gives the same ids with the facts resting only on excluded sources left
-out (and none for a group with nothing left).
+out, as well as those whose frequency (their band) drew on one, and none for a group with
+nothing left.
 """
 
 from __future__ import annotations
 
 from meddiag.knowledge.documents import BAND_ORDER, band_of
-from meddiag.knowledge.model import Hyperedge, Relation, visible
+from meddiag.knowledge.model import Hyperedge, Relation, keeps_frequency, visible
 from meddiag.knowledge.relations import DiseaseFacts
 
 MAX_MEMBERS = 20
@@ -75,7 +76,12 @@ def disease_hyperedges(facts: DiseaseFacts, exclude_sources: frozenset[str] = fr
     for slug, verb, rels in groups:
         rels.sort(key=lambda r: (-(r.frequency or 0.0), facts.label(r.object).lower(), r.object))
         for part, start in enumerate(range(0, len(rels), MAX_MEMBERS)):
-            kept = [r for r in rels[start : start + MAX_MEMBERS] if visible(r.sources, exclude_sources)]
+            # a band's verb states a frequency, which a left-out source may have been pooled into
+            kept = [
+                r
+                for r in rels[start : start + MAX_MEMBERS]
+                if visible(r.sources, exclude_sources) and keeps_frequency(r, exclude_sources)
+            ]
             if kept:
                 text = f"{name} {verb} {_join([facts.label(r.object) for r in kept])}."
                 out.append(_hyperedge(f"he/{did}/{slug}/{part}", text, did, kept, exclude_sources))

@@ -98,6 +98,32 @@ def visible(sources: Sequence[str], excluded: frozenset[str]) -> bool:
     return any(s not in excluded for s in sources) if sources else True
 
 
+def touches(sources: Sequence[str], excluded: frozenset[str]) -> bool:
+    """Whether an item cites a left-out source at all (visible or not)."""
+    return bool(excluded) and any(s in excluded for s in sources)
+
+
+def keeps_frequency(rel: Relation, excluded: frozenset[str]) -> bool:
+    """Whether a relation's curated frequency survives leaving `excluded` sources out.
+
+    A frequency is pooled over every source a relation cites (one annotation row citing
+    several publications, or rows merged into one relation), so it cannot be split by
+    source: once a left-out source is among them, the frequency is not shown at all.
+    """
+    return rel.frequency is None or not touches(rel.sources, excluded)
+
+
+def as_seen_without(rel: Relation, excluded: frozenset[str]) -> Relation:
+    """A visible relation as a query leaving `excluded` out sees it: the other sources only,
+    and no frequency when a left-out source is among those it was pooled from."""
+    if not touches(rel.sources, excluded):
+        return rel
+    update: dict[str, object] = {"sources": [s for s in rel.sources if s not in excluded]}
+    if rel.frequency is not None:
+        update |= {"frequency": None, "frequency_label": ""}
+    return rel.model_copy(update=update)
+
+
 class KnowledgeBase(KBModel):
     """Everything one build writes to the stores, before embedding."""
 

@@ -89,6 +89,32 @@ def test_hidden_relations_rest_only_on_excluded_sources(tiny_index: PhenotypeInd
     assert hidden("PMID:404") == set()
 
 
+def test_thinned_relations_cite_an_excluded_source_beside_others_and_carry_a_frequency(
+    tiny_index: PhenotypeIndex,
+) -> None:
+    def thinned(*sources: str) -> set[tuple[str, str]]:
+        return {
+            (tiny_index.diseases[tiny_index.rel_disease[r]], tiny_index.terms[tiny_index.rel_term[r]])
+            for r in tiny_index.thinned_relations(frozenset(sources))
+        }
+
+    assert thinned("PMID:1") == {("OMIM:1", ID)}  # 0.9, pooled over PMID:1 and PMID:2
+    assert thinned("PMID:1", "PMID:2") == set()  # hidden, not thinned
+    assert thinned("OMIM:2") == set()  # resting on OMIM:2 alone
+
+
+def test_a_thinned_relation_takes_the_unknown_frequency(tiny_index: PhenotypeIndex) -> None:
+    one = tiny_index.profile_index["OMIM:1"]
+    exclude = frozenset({"PMID:1"})
+    sub = tiny_index.profile_matrices(
+        [one], tiny_index.hidden_relations(exclude), tiny_index.thinned_relations(exclude)
+    )
+    row = sub.closure.toarray()[0]
+    assert row[tiny_index.term_index[ID]] == pytest.approx(tiny_index.unknown_frequency)
+    assert row[tiny_index.term_index[SEIZURE]] == 0.0  # hidden
+    assert row[tiny_index.term_index[CATARACT]] == pytest.approx(0.9)  # untouched
+
+
 def test_closure_keeps_highest_frequency_below_each_term(tiny_index: PhenotypeIndex) -> None:
     closure = tiny_index.matrices.closure.toarray()
     row = closure[tiny_index.profile_index["OMIM:1"]]

@@ -6,12 +6,14 @@ from meddiag.diagnosis import ranking
 from meddiag.diagnosis.index import MatchCache, PhenotypeIndex
 from meddiag.diagnosis.ranking import BASELINE_PARAMS, RankParams, rank_diseases, score_all
 from meddiag.errors import InputError
+from meddiag.knowledge.hpo import Ontology
 from meddiag.knowledge.model import visible
 from tests.diagnosis.conftest import (
     CATARACT,
     GTC_SEIZURE,
     ID,
     MACROCEPHALY,
+    NAMES,
     NYSTAGMUS,
     SEIZURE,
     has,
@@ -144,6 +146,31 @@ def test_explanation_hides_facts_from_excluded_sources(tiny_index: PhenotypeInde
     eye_brain = next(r for r in ranked if r.id == "OMIM:1")
     assert "PMID:1" not in eye_brain.sources
     assert all(m.disease_term != SEIZURE for m in eye_brain.for_)
+
+
+def test_a_frequency_pooled_with_an_excluded_source_is_neither_scored_nor_shown(
+    tiny_ontology: Ontology,
+) -> None:
+    # OMIM:1's ID (0.9) cites PMID:1 and PMID:2: without PMID:1 it is scored and explained
+    # exactly as a fact PMID:2 states with no curated frequency.
+    exclude = frozenset({"PMID:1"})
+    pooled = PhenotypeIndex(tiny_ontology, relations(), NAMES)
+    shared = has("OMIM:1", ID, 0.9, "PMID:1", "PMID:2")
+    plain = [has("OMIM:1", ID, None, "PMID:2") if r == shared else r for r in relations()]
+    unpooled = PhenotypeIndex(tiny_ontology, plain, NAMES)
+    assert plain != relations()
+    for observed in ([ID], [ID, CATARACT], [SEIZURE]):
+        assert score_all(pooled, observed, exclude_sources=exclude) == pytest.approx(
+            score_all(unpooled, observed, exclude_sources=exclude)
+        )
+    one = pooled.profile_index["OMIM:1"]
+    assert score_all(pooled, [ID], exclude_sources=exclude)[one] != pytest.approx(
+        score_all(pooled, [ID])[one]
+    )
+    (eye_brain,) = [r for r in rank_diseases(pooled, [ID], exclude_sources=exclude) if r.id == "OMIM:1"]
+    (matched,) = eye_brain.for_
+    assert matched.frequency == pytest.approx(pooled.unknown_frequency)
+    assert matched.sources == ("PMID:2",)
 
 
 def test_explanations_remembered_per_exclusion_never_leak_into_another(tiny_index: PhenotypeIndex) -> None:

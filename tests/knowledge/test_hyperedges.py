@@ -33,7 +33,17 @@ def test_excluded_sources_remove_facts_but_keep_ids(full_kb: KnowledgeBase) -> N
     hidden = {h.id: h for h in disease_hyperedges(_marfan(full_kb), frozenset({"PMID:1"}))}
     assert f"he/{fx.MARFAN}/frequent/0" not in hidden  # ectopia lentis rests on PMID:1 alone
     very = hidden[f"he/{fx.MARFAN}/very-frequent/0"]
-    assert fx.ARACHNODACTYLY in very.members and "PMID:1" not in very.sources
+    assert fx.TALL in very.members and "PMID:1" not in very.sources
+
+
+def test_a_fact_whose_frequency_drew_on_an_excluded_source_leaves_its_band(full_kb: KnowledgeBase) -> None:
+    # Arachnodactyly rests on PMID:1 (3/4) and OMIM (very frequent): still a fact without PMID:1,
+    # but its band is the mean of both frequencies, so no band sentence may state it.
+    without = {h.id: h for h in disease_hyperedges(_marfan(full_kb), frozenset({"PMID:1"}))}
+    very = without[f"he/{fx.MARFAN}/very-frequent/0"]
+    assert very.text == "Marfan syndrome very frequently presents with Tall stature."
+    assert fx.ARACHNODACTYLY not in very.members
+    assert not any(fx.ARACHNODACTYLY in h.members for h in without.values())
 
 
 def test_a_large_band_is_split_into_readable_hyperedges() -> None:
