@@ -61,7 +61,8 @@ exclude_text = st.text_input(
     placeholder="PMID:12345678, ORPHA:558",
     help="Facts, passages and triples resting only on these publications or resources are hidden "
     "from both channels while the question is answered: what would the knowledge base say "
-    "without this paper? The evaluation's leave-publication-out protocol uses the same option.",
+    "without this paper? A fact they share with other sources stays, without a frequency "
+    "they helped to curate. The evaluation's leave-publication-out protocol uses the same option.",
 )
 
 hidden: frozenset[str] | None = None

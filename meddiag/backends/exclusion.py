@@ -7,8 +7,9 @@ facts rests only on an excluded publication — and would leak that fact through
 wording. Such items are rendered again from the facts still visible (the same layout and
 ids as at build time, see `meddiag.knowledge.documents`), or dropped when no fact is left.
 A fact that mixes sources keeps only what the others support: its frequency is pooled
-over all of them, so the graph's triple loses it and a frequency band's sentence leaves
-the fact out (`meddiag.knowledge.model.keeps_frequency`).
+over all of them, so the graph's triple loses it, a profile states the fact as reported
+without a frequency and a frequency-band hyperedge leaves it out
+(`meddiag.knowledge.model.keeps_frequency`).
 """
 
 from __future__ import annotations

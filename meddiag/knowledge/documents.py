@@ -13,9 +13,9 @@ only on the complete facts, so chunk ids (``profile/<disease>#<position>``) are 
 
 `render_profile(disease_id, facts, exclude_sources)` renders the same layout while leaving
 out every relation whose sources are all excluded: a part re-renders from its remaining
-relations (a fact that also rests on another source stays — in a frequency band only if
-no left-out source is pooled into its frequency), a part with none left disappears, and a
-chunk with no fact left is dropped. Each chunk's `sources` is the union
+relations (a fact that also rests on another source stays; in a frequency band, one whose
+pooled frequency drew on a left-out source is stated as reported without a frequency), a
+part with none left disappears, and a chunk with no fact left is dropped. Each chunk's `sources` is the union
 of the sources of the facts it states (minus the excluded ones), and its `entity_ids` are
 the disease and every entity those facts mention. A retriever that hits a profile chunk
 can therefore rebuild `DiseaseFacts` from the relations it can still see (the graph
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from meddiag.knowledge.annotations import FREQUENCY_TERMS, frequency_band
 from meddiag.knowledge.hpo import Term, in_sentence
-from meddiag.knowledge.model import Chunk, Document, Relation, keeps_frequency, visible
+from meddiag.knowledge.model import Chunk, Document, Relation, as_seen_without, keeps_frequency, visible
 from meddiag.knowledge.mondo import MondoTerm
 from meddiag.knowledge.relations import HPO_SOURCE, MONDO_SOURCE, DiseaseFacts
 
@@ -185,6 +185,9 @@ BAND_PHRASES: dict[str, str] = {
 _BAND_NAMES = {label for label, _ in FREQUENCY_TERMS.values()}
 
 
+UNBANDED = ""  # the band of a feature reported without a frequency
+
+
 def band_of(rel: Relation) -> str:
     """The frequency band of a HAS_PHENOTYPE relation ("" when no frequency was curated)."""
     return "" if rel.frequency is None else frequency_band(rel.frequency)
@@ -254,17 +257,21 @@ def _render_part(part: _Part, facts: DiseaseFacts, exclude: frozenset[str]) -> _
     if part.kind == "overview":
         return _Rendered(_part_text(part, facts, []), (facts.disease_id,), (), False)
     rels = [r for r in part.relations if visible(r.sources, exclude)]
-    if part.kind.startswith("band:"):
-        # a band states a frequency: a feature whose pooled frequency drew on a left-out
-        # source cannot be placed in it
-        rels = [r for r in rels if keeps_frequency(r, exclude)]
     if not rels:
         return None
+    texts = [_part_text(part, facts, rels)]
+    if part.kind.startswith("band:"):
+        # A band states a frequency, so a feature whose pooled frequency drew on a left-out
+        # source is stated in the same part as one reported without a frequency.
+        banded = [r for r in rels if keeps_frequency(r, exclude)]
+        unbanded = [r for r in rels if not keeps_frequency(r, exclude)]
+        texts = [_part_text(part, facts, banded)] if banded else []
+        if unbanded:
+            shown = [as_seen_without(r, exclude) for r in unbanded]  # no curated label either
+            texts.append(_part_text(_Part(f"band:{UNBANDED}"), facts, shown))
     ids = [facts.disease_id, *(_other_end(r, facts.disease_id) for r in rels)]
     sources = [s for r in rels for s in r.sources if s not in exclude]
-    return _Rendered(
-        _part_text(part, facts, rels), tuple(dict.fromkeys(ids)), tuple(dict.fromkeys(sources)), True
-    )
+    return _Rendered(" ".join(texts), tuple(dict.fromkeys(ids)), tuple(dict.fromkeys(sources)), True)
 
 
 def _kind(rel: Relation, disease_id: str) -> str | None:

@@ -40,12 +40,33 @@ def test_leaving_a_publication_out_drops_only_the_facts_resting_on_it_alone(full
     full_text = " ".join(c.text for c in full)
     hidden_text = " ".join(c.text for c in hidden)
     assert "Ectopia lentis" in full_text and "Ectopia lentis" not in hidden_text  # PMID:1 only
-    assert "Tall stature" in hidden_text  # rests on OMIM:154700 and PMID:2
-    # also rests on OMIM:154700, but its band is a frequency pooled with PMID:1's 3/4
-    assert "Arachnodactyly" in full_text and "Arachnodactyly" not in hidden_text
+    very = "that are very frequent (80–99% of patients): "
+    assert f"{very}Tall stature and Arachnodactyly." in full_text
+    # Arachnodactyly also rests on OMIM:154700, but its band is a frequency pooled with
+    # PMID:1's 3/4: it is still stated, as a feature reported without a frequency.
+    assert f"{very}Tall stature." in hidden_text
+    assert "that are reported without a frequency: Arachnodactyly." in hidden_text
     assert all("PMID:1" not in c.sources for c in hidden)
     assert all(fx.ECTOPIA_LENTIS not in c.entity_ids for c in hidden)
     assert {c.id for c in hidden} <= {c.id for c in full}  # a re-rendered chunk replaces its stored twin
+
+
+def test_a_curated_count_pooled_with_an_excluded_source_is_not_stated() -> None:
+    # one annotation row citing two papers with one count: the count is theirs together
+    rel = Relation(
+        subject="OMIM:1",
+        predicate="HAS_PHENOTYPE",
+        object="HP:0000001",
+        frequency=3 / 7,
+        frequency_label="3/7",
+        sources=["PMID:1", "PMID:2"],
+    )
+    facts = DiseaseFacts("OMIM:1", "Small syndrome", (rel,), {"HP:0000001": "Feature"})
+    assert "Feature (3/7)" in render_profile("OMIM:1", facts)[0].text
+    (chunk,) = render_profile("OMIM:1", facts, frozenset({"PMID:1"}))
+    assert chunk.text.endswith("Features of Small syndrome that are reported without a frequency: Feature.")
+    assert chunk.sources == ["PMID:2"]
+    assert render_profile("OMIM:1", facts, frozenset({"PMID:1", "PMID:2"})) == []
 
 
 def test_a_chunk_left_without_facts_is_omitted(full_kb: KnowledgeBase) -> None:
