@@ -68,8 +68,10 @@ as if no frequency had been curated (`PhenotypeIndex.thinned_relations`).
 Tuned defaults: 5-fold cross-validation on the development phenopackets, folds split by
 publication, leave-publication-out, one coordinate-search round per fold over
 `bench/rank_accuracy.py`'s grid on all of the fold's training cases, then the folds'
-median (``python bench/rank_accuracy.py --folds 5 --train-cases 0``). ``gene_weight`` (a
-tier) and ``female_x_recessive`` are not tuned. What each step measured, how each default
+median (``python bench/rank_accuracy.py --folds 5 --train-cases 0``); since item 38 the
+medians of ``exact_symmetric`` and ``opposite_weight`` sit one grid step lower, which traded
+top-3 and top-10 for top-1 at the same MRR, so those two defaults were kept. ``gene_weight``
+(a tier) and ``female_x_recessive`` are not tuned. What each step measured, how each default
 was chosen and every idea measured and not adopted are in ``bench/HISTORY.md`` ("The
 ranker, item by item"), which the items cited in comments below refer to.
 """
