@@ -14,13 +14,13 @@ without a frequency and a frequency-band hyperedge leaves it out
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from meddiag.errors import BackendError
 from meddiag.knowledge.documents import profile_doc_id, render_profile
 from meddiag.knowledge.hyperedges import disease_hyperedges
-from meddiag.knowledge.model import Chunk, Hyperedge, Relation, as_seen_without, touches, visible
+from meddiag.knowledge.model import Chunk, Hyperedge, touches, visible
 from meddiag.knowledge.relations import DiseaseFacts
 
 if TYPE_CHECKING:
@@ -28,12 +28,6 @@ if TYPE_CHECKING:
 
 PROFILE_PREFIX = profile_doc_id("")  # "profile/"
 HYPEREDGE_PREFIX = "he/"
-
-
-def visible_relations(relations: Iterable[Relation], exclude: frozenset[str]) -> list[Relation]:
-    """The relations still resting on some other source, as the query sees them
-    (`as_seen_without`: left-out sources and frequencies pooled with them removed)."""
-    return [as_seen_without(r, exclude) for r in relations if visible(r.sources, exclude)]
 
 
 def disease_facts(scope: QueryScope, disease_id: str) -> DiseaseFacts:

@@ -492,7 +492,7 @@ class PhenotypeIndex:
         profile: int,
         exclude_sources: frozenset[str],
         hidden: Collection[int],
-        thinned: Collection[int] = (),
+        thinned: Collection[int],
     ) -> FeatureCover:
         """A profile's visible facts and, for every term at or above a visible feature, the
         feature under it the disease shows most often (then the most specific).

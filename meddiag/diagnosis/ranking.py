@@ -800,7 +800,7 @@ def explain(
     hidden: set[int],
     exclude_sources: Collection[str] = frozenset(),
     *,
-    thinned: set[int] | None = None,
+    thinned: set[int],
     freq_weight: float = 0.0,
     opposite_weight: float = 0.0,
 ) -> RankedDisease:
@@ -813,7 +813,7 @@ def explain(
 
     plain = index.plain
     rel_term, ic = plain.rel_term, plain.ic
-    cover = index.feature_cover(profile, frozenset(exclude_sources), hidden, thinned or ())
+    cover = index.feature_cover(profile, frozenset(exclude_sources), hidden, thinned)
     positive, negative, under, rel_freq = cover.positive, cover.negative, cover.under, cover.frequency
     label = index.ontology.label
     observed = [(t, index.ancestor_list(t)) for t in q.observed.tolist()]

@@ -190,7 +190,7 @@ UNBANDED = ""  # the band of a feature reported without a frequency
 
 def band_of(rel: Relation) -> str:
     """The frequency band of a HAS_PHENOTYPE relation ("" when no frequency was curated)."""
-    return "" if rel.frequency is None else frequency_band(rel.frequency)
+    return UNBANDED if rel.frequency is None else frequency_band(rel.frequency)
 
 
 @dataclass(frozen=True)
@@ -259,16 +259,18 @@ def _render_part(part: _Part, facts: DiseaseFacts, exclude: frozenset[str]) -> _
     rels = [r for r in part.relations if visible(r.sources, exclude)]
     if not rels:
         return None
-    texts = [_part_text(part, facts, rels)]
+    stated = rels
+    unbanded: list[Relation] = []
     if part.kind.startswith("band:"):
         # A band states a frequency, so a feature whose pooled frequency drew on a left-out
         # source is stated in the same part as one reported without a frequency.
-        banded = [r for r in rels if keeps_frequency(r, exclude)]
-        unbanded = [r for r in rels if not keeps_frequency(r, exclude)]
-        texts = [_part_text(part, facts, banded)] if banded else []
-        if unbanded:
-            shown = [as_seen_without(r, exclude) for r in unbanded]  # no curated label either
-            texts.append(_part_text(_Part(f"band:{UNBANDED}"), facts, shown))
+        stated, unbanded = [], []
+        for r in rels:
+            (stated if keeps_frequency(r, exclude) else unbanded).append(r)
+    texts = [_part_text(part, facts, stated)] if stated else []
+    if unbanded:
+        shown = [as_seen_without(r, exclude) for r in unbanded]  # no curated label either
+        texts.append(_part_text(_Part(f"band:{UNBANDED}"), facts, shown))
     ids = [facts.disease_id, *(_other_end(r, facts.disease_id) for r in rels)]
     sources = [s for r in rels for s in r.sources if s not in exclude]
     return _Rendered(" ".join(texts), tuple(dict.fromkeys(ids)), tuple(dict.fromkeys(sources)), True)
