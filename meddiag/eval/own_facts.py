@@ -5,14 +5,19 @@ tells, case by case, whether a miss is the method's or the protocol's: a disease
 few of its facts no longer describes the patient, and one left with none can be found only
 through its phenotypic series or the text. Under the full protocol the same share marks
 the cases whose diagnosis the knowledge base learnt from the case report itself.
+
+A fact that rests on the case's papers *and* on another source stays visible but loses its
+curated frequency (`knowledge.model.keeps_frequency`: the frequency was pooled over every
+source), so it is counted apart, as *thinned*: the protocol takes part of it, not all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from meddiag.knowledge.model import Relation, visible
+from meddiag.knowledge.model import Relation, keeps_frequency, visible
 
 OWN_SHARE_GROUPS = ("none", "half or fewer", "more than half", "all")
 
@@ -27,31 +32,41 @@ def own_share_group(own: int, total: int) -> str:
     return most if own > total / 2 else some
 
 
+class FactCount(NamedTuple):
+    """How a case's own publications touch its gold disease's phenotype facts."""
+
+    own: int  # resting only on the case's papers: hidden under leave-publication-out
+    total: int
+    thinned: int = 0  # visible, but their curated frequency drew on the case's papers
+
+
 @dataclass(frozen=True)
 class PhenotypeFacts:
-    """The sources of every HAS_PHENOTYPE fact, per disease id, and the KB's equivalences."""
+    """Every HAS_PHENOTYPE fact per disease id (as a relation, for its sources and frequency),
+    and the KB's equivalences."""
 
-    sources: Mapping[str, Sequence[tuple[str, ...]]]
+    facts: Mapping[str, Sequence[Relation]]
     equivalents: Mapping[str, Sequence[str]]
 
     @classmethod
     def from_relations(
         cls, relations: Iterable[Relation], equivalents: Mapping[str, Sequence[str]]
     ) -> PhenotypeFacts:
-        sources: dict[str, list[tuple[str, ...]]] = {}
+        facts: dict[str, list[Relation]] = {}
         for rel in relations:
             if rel.predicate == "HAS_PHENOTYPE":
-                sources.setdefault(rel.subject, []).append(tuple(rel.sources))
-        return cls(sources, equivalents)
+                facts.setdefault(rel.subject, []).append(rel)
+        return cls(facts, equivalents)
 
-    def count(self, disease_ids: Iterable[str], case_sources: frozenset[str]) -> tuple[int, int]:
-        """(facts resting only on `case_sources`, all facts) of the diseases and their equivalents.
+    def count(self, disease_ids: Iterable[str], case_sources: frozenset[str]) -> FactCount:
+        """The facts of the diseases and their equivalents that `case_sources` hide or thin.
 
         `equivalents` holds whole equivalence groups (`questions.equivalence_map`), so one
         look-up reaches every id the ranker pools with a disease (OMIM → MONDO → ORPHA)."""
         ids: dict[str, None] = {}
         for d in disease_ids:
             ids.update(dict.fromkeys([d, *self.equivalents.get(d, ())]))
-        facts = [s for d in ids for s in self.sources.get(d, ())]
-        own = sum(1 for s in facts if not visible(s, case_sources))
-        return own, len(facts)
+        facts = [r for d in ids for r in self.facts.get(d, ())]
+        seen = [r for r in facts if visible(r.sources, case_sources)]
+        thinned = sum(1 for r in seen if not keeps_frequency(r, case_sources))
+        return FactCount(own=len(facts) - len(seen), total=len(facts), thinned=thinned)

@@ -42,9 +42,13 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
     further down (not in the differential at all counts as further down) — since a near miss
     and an absent diagnosis call for different fixes."""
     ranks: dict[str, list[int | None]] = {g: [] for g in OWN_SHARE_GROUPS}
+    thinned: dict[str, list[int | None]] = {g: [] for g in OWN_SHARE_GROUPS}
     for r in records:
         if r.in_kb and r.gold_facts and r.gold_facts_own is not None:
-            ranks[own_share_group(r.gold_facts_own, r.gold_facts)].append(r.rank)
+            group = own_share_group(r.gold_facts_own, r.gold_facts)
+            ranks[group].append(r.rank)
+            if r.gold_facts_thinned:
+                thinned[group].append(r.rank)
     out: dict[str, dict[str, float]] = {}
     for group, rs in ranks.items():
         acc = accuracy(rs)
@@ -55,6 +59,10 @@ def by_own_share(records: Sequence[CaseRecord]) -> dict[str, dict[str, float]]:
             "missed_second": sum(1 for r in rs if r == 2),
             "missed_third_to_tenth": sum(1 for r in rs if r is not None and 3 <= r <= 10),
             "missed_below_tenth": sum(1 for r in rs if r is None or r > 10),
+            # The cases whose gold also keeps facts that lose the frequency the case's papers
+            # were pooled into: the group counts hidden facts only, so these lose more than it says.
+            "with_thinned": len(thinned[group]),
+            "top1_with_thinned": round(accuracy(thinned[group]).top[1], 4),
         }
     return out
 
@@ -165,6 +173,14 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f} %"
 
 
+def _thinned_cell(group: dict[str, Any]) -> str:
+    """The cases of a share group whose gold also loses frequencies; "—" for a summary
+    written before they were counted, or a group without any."""
+    if not group.get("with_thinned"):
+        return "—"
+    return f"{group['with_thinned']}, {_pct(group['top1_with_thinned'])}"
+
+
 def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> str:
     rows = [("MedDiag (engine)", summary)]
     if "baseline" in summary:
@@ -248,14 +264,24 @@ def render_markdown(summary: dict[str, Any], records: Sequence[CaseRecord]) -> s
             "answered partly from their own report.",
             "",
             "| gold disease's facts from its own publications | cases | top-1 | top-10 "
-            "| misses: gold second / 3rd–10th / further down |",
-            "|---|---|---|---|---|",
+            "| misses: gold second / 3rd–10th / further down "
+            "| of them, gold also losing a frequency: cases, top-1 |",
+            "|---|---|---|---|---|---|",
             *(
                 f"| {group} | {g['n']} | {_pct(g['top1'])} | {_pct(g['top10'])} "
                 f"| {g.get('missed_second', 0)} / {g.get('missed_third_to_tenth', 0)} / "
-                f"{g.get('missed_below_tenth', 0)} |"
+                f"{g.get('missed_below_tenth', 0)} | {_thinned_cell(g)} |"
                 for group, g in groups.items()
             ),
+            "",
+            "A fact that rests on the case's publications and on another source "
+            + (
+                "stayed visible but lost the frequency it was pooled into"
+                if summary["protocol"] == "leave-publication-out"
+                else "would keep only what the other source supports, without a frequency, under "
+                "leave-publication-out"
+            )
+            + "; the groups count only the facts resting on the case's publications alone.",
             "",
         ]
     lines += [

@@ -101,10 +101,12 @@ class CaseRecord(BaseModel):
     top10: list[str]
     seconds: float
     baseline_rank: int | None = None
-    # The gold disease's HAS_PHENOTYPE facts, and how many rest only on the case's own
-    # publications (hidden under leave-publication-out): whose miss is it, method or protocol?
+    # The gold disease's HAS_PHENOTYPE facts, how many rest only on the case's own
+    # publications (hidden under leave-publication-out) and how many stay visible but lose
+    # the frequency those publications were pooled into: whose miss is it, method or protocol?
     gold_facts: int | None = None
     gold_facts_own: int | None = None
+    gold_facts_thinned: int | None = None
     error: str | None = None
     result: AskResult | None = None
 
@@ -153,7 +155,7 @@ def _sample(cases: list[Case], limit: int | None, seed: int) -> list[Case]:
 
 def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> CaseRecord:
     match = gold_match(case, gold.known, gold.equivalents)
-    own, total = gold.facts.count(match.ids, case.sources)
+    facts = gold.facts.count(match.ids, case.sources)
     excluded = case.sources if options.protocol == "leave-publication-out" else frozenset()
     question = vignette(case, genes=options.genes)
     # The record keeps the vignette either way: it is how the case reads to a person.
@@ -180,8 +182,9 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
             rank=None,
             top10=[],
             seconds=time.perf_counter() - start,
-            gold_facts=total,
-            gold_facts_own=own,
+            gold_facts=facts.total,
+            gold_facts_own=facts.own,
+            gold_facts_thinned=facts.thinned,
             error=str(err),
         )
     seconds = time.perf_counter() - start
@@ -202,8 +205,9 @@ def _answer(engine: Engine, case: Case, options: EvalOptions, gold: _Gold) -> Ca
         top10=ranked[:10],
         seconds=seconds,
         baseline_rank=baseline,
-        gold_facts=total,
-        gold_facts_own=own,
+        gold_facts=facts.total,
+        gold_facts_own=facts.own,
+        gold_facts_thinned=facts.thinned,
         result=result,
     )
 
@@ -350,9 +354,14 @@ def run_evaluation(engine: Engine, options: EvalOptions, *, progress: Progress |
     out_file = options.out_dir / "cases.jsonl" if options.out_dir else None
     done = _resume(out_file, fingerprint) if out_file else {}
     for c in cases:  # records written before the fact counts existed get them now
-        if c.id in done and done[c.id].gold_facts is None:
-            own, total = gold.facts.count(done[c.id].gold, c.sources)
-            done[c.id] = done[c.id].model_copy(update={"gold_facts": total, "gold_facts_own": own})
+        if c.id in done and None in (done[c.id].gold_facts, done[c.id].gold_facts_thinned):
+            facts = gold.facts.count(done[c.id].gold, c.sources)
+            update = {
+                "gold_facts": facts.total,
+                "gold_facts_own": facts.own,
+                "gold_facts_thinned": facts.thinned,
+            }
+            done[c.id] = done[c.id].model_copy(update=update)
     todo = [c for c in cases if c.id not in done]
     records: dict[str, CaseRecord] = dict(done)
     started = time.perf_counter()

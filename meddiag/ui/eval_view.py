@@ -36,6 +36,7 @@ class CaseRow:
     error: str = ""
     gold_facts: int | None = None
     gold_facts_own: int | None = None  # resting only on the case's own publications
+    gold_facts_thinned: int | None = None  # visible, but their frequency drew on those publications
 
     @property
     def own_share(self) -> float | None:
@@ -43,6 +44,14 @@ class CaseRow:
         if not self.gold_facts or self.gold_facts_own is None:
             return None
         return self.gold_facts_own / self.gold_facts
+
+    @property
+    def thinned_share(self) -> float | None:
+        """Share of its facts that the case's publications support only together with other
+        sources: visible under leave-publication-out, but without their pooled frequency."""
+        if not self.gold_facts or self.gold_facts_thinned is None:
+            return None
+        return self.gold_facts_thinned / self.gold_facts
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,10 @@ def _top3(case: CaseRow) -> str:
     return "; ".join(names.get(d, d) for d in case.top10[:3])
 
 
+# The case table's column for facts a left-out paper thins rather than hides.
+THIN_COLUMN = "Gold facts also from own paper (%)"
+
+
 def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
     rows = [
         {
@@ -89,6 +102,7 @@ def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
             "Baseline rank": c.baseline_rank,
             "Gold in KB": c.in_kb,
             "Gold facts from own paper (%)": None if c.own_share is None else round(100 * c.own_share),
+            THIN_COLUMN: None if c.thinned_share is None else round(100 * c.thinned_share),
             "Top 3": _top3(c),
             "Seconds": round(c.seconds, 2),
             "Error": c.error,
@@ -102,6 +116,7 @@ def cases_frame(cases: Sequence[CaseRow]) -> pd.DataFrame:
         "Baseline rank",
         "Gold in KB",
         "Gold facts from own paper (%)",
+        THIN_COLUMN,
         "Top 3",
         "Seconds",
         "Error",
@@ -125,7 +140,12 @@ def render_cases_table(run: EvalRun) -> list[CaseRow]:
                 help="Share of the diagnosis' phenotype facts that only this case's own publications "
                 "support; leave-publication-out hides them while the case is answered. At 100 % only "
                 "the disease's phenotypic series and its text are left to find it by.",
-            )
+            ),
+            THIN_COLUMN: st.column_config.NumberColumn(
+                help="Share of the diagnosis' phenotype facts that this case's own publications "
+                "support together with other sources; leave-publication-out keeps them, but without "
+                "the frequency those publications were pooled into.",
+            ),
         },
     )
     return shown
@@ -211,17 +231,36 @@ def render_drilldown(run: EvalRun, store: ErrorTagStore, cases: Sequence[CaseRow
         st.error(case.error)
     if not case.in_kb:
         st.caption("The correct diagnosis is not in the knowledge base.")
-    elif case.gold_facts and case.gold_facts_own:
-        hidden = " (hidden while this case was answered)" if run.summary.get("protocol") != "full" else ""
-        st.caption(
-            f"{case.gold_facts_own} of the diagnosis' {case.gold_facts} phenotype facts rest only on "
-            f"this case's own publications{hidden}."
-        )
+    elif caption := gold_facts_caption(case, run.summary.get("protocol", "leave-publication-out")):
+        st.caption(caption)
     render_tagging(store, case, run.backend)
     if case.result is None:
         st.info("This case has no stored answer to inspect.")
     else:
         render_case(case.result, key="eval.case")
+
+
+def gold_facts_caption(case: CaseRow, protocol: str) -> str:
+    """How much of the diagnosis' knowledge the case's own publications carry, in words;
+    "" when they carry none of it."""
+    if not case.gold_facts:
+        return ""
+    left_out = protocol != "full"
+    parts = []
+    if case.gold_facts_own:
+        hidden = " (hidden while this case was answered)" if left_out else ""
+        parts.append(
+            f"{case.gold_facts_own} of the diagnosis' {case.gold_facts} phenotype facts rest only on "
+            f"this case's own publications{hidden}."
+        )
+    if case.gold_facts_thinned:
+        how = (
+            "were seen without the frequency those publications were pooled into"
+            if left_out
+            else "have a frequency pooled over all of them"
+        )
+        parts.append(f"{case.gold_facts_thinned} more rest on them and on other sources, and {how}.")
+    return " ".join(parts)
 
 
 def run_from_report(report: EvalReport, *, backend: str, channels: str) -> EvalRun:
@@ -240,6 +279,7 @@ def run_from_report(report: EvalReport, *, backend: str, channels: str) -> EvalR
             error=rec.error or "",
             gold_facts=rec.gold_facts,
             gold_facts_own=rec.gold_facts_own,
+            gold_facts_thinned=rec.gold_facts_thinned,
         )
         for rec in report.records
     ]

@@ -63,6 +63,29 @@ def test_each_group_says_where_its_misses_put_the_gold() -> None:
     assert groups["half or fewer"]["n"] == 0
 
 
+def test_each_group_counts_the_cases_whose_gold_also_loses_frequencies(tmp_path: Path) -> None:
+    def counted(case_id: str, rank: int | None, own: int, thinned: int) -> CaseRecord:
+        update = {"gold_facts": 4, "gold_facts_own": own, "gold_facts_thinned": thinned}
+        return _record(case_id, rank).model_copy(update=update)
+
+    records = [counted("a", 1, 0, 2), counted("b", 3, 0, 1), counted("c", 1, 0, 0), counted("d", 1, 1, 0)]
+    groups = by_own_share(records)
+    assert (groups["none"]["with_thinned"], groups["none"]["top1_with_thinned"]) == (2, 0.5)
+    assert groups["half or fewer"]["with_thinned"] == 0
+    summary = summary_dict(
+        EvalOptions(path=tmp_path),
+        report([r.rank for r in records], [True] * 4, seconds=[0.1] * 4),
+        None,
+        cases_per_s=10.0,
+        errors=0,
+        knowledge_base={"profile": "demo", "embedder": "hashing", "build_id": "b1"},
+        by_own_share=groups,
+    )
+    markdown = render_markdown(summary, records)
+    assert "| none | 3 | 66.7 % | 100.0 % | 0 / 1 / 0 | 2, 50.0 % |" in markdown
+    assert "| half or fewer | 1 | 100.0 % | 100.0 % | 0 / 0 / 0 | — |" in markdown
+
+
 def test_ties_are_counted_against_the_method_from_each_records_differential() -> None:
     result, tied = sample_result(), tied_sample_result()
     first = result.synthesis.differential[0]

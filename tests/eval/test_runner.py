@@ -186,17 +186,24 @@ def _written_rows(service: MedDiagService, cases: Path, out: Path) -> tuple[Path
     return path, [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.parametrize(
+    "missing",
+    [("gold_facts", "gold_facts_own", "gold_facts_thinned"), ("gold_facts_thinned",)],
+    ids=["no counts", "no thinned count"],
+)
 def test_a_resumed_record_without_fact_counts_gets_them(
-    service: MedDiagService, cases: Path, tmp_path: Path
+    service: MedDiagService, cases: Path, tmp_path: Path, missing: tuple[str, ...]
 ) -> None:
     out = tmp_path / "run"
     path, rows = _written_rows(service, cases, out)
     for row in rows:  # as written before the counts existed
-        del row["record"]["gold_facts"], row["record"]["gold_facts_own"]
+        for key in missing:
+            del row["record"][key]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     resumed = {r.case_id: r for r in service.evaluate(cases, out_dir=out).records}
     assert resumed["own-paper"].gold_facts_own == resumed["own-paper"].gold_facts > 0
     assert resumed["other-paper"].gold_facts_own == 0
+    assert all(r.gold_facts_thinned == 0 for r in resumed.values())  # no LDS fact mixes sources
 
 
 def test_naming_the_genes_is_a_separate_scenario_that_uses_them(

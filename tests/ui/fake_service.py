@@ -155,6 +155,7 @@ class FakeService:
                 seconds=0.4,
                 gold_facts=8,
                 gold_facts_own=2,
+                gold_facts_thinned=4,
                 result=sample_result(),
             ),
             CaseRecord(

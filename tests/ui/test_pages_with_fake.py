@@ -271,9 +271,14 @@ def test_evaluation_runs_charts_drills_into_a_case_and_saves_a_tag(fake_service,
     table = next(f.value for f in at.dataframe if "Gold rank" in f.value.columns)
     assert list(table["Case"]) == ["PMID_1_Marfan", "PMID_2_Other"]
     assert table["Gold facts from own paper (%)"].iloc[0] == 25  # 2 of the disease's 8 facts
+    assert table["Gold facts also from own paper (%)"].iloc[0] == 50  # 4 more share other sources
     assert list(table["Top 3"]) == ["Marfan syndrome; Homocystinuria", "OMIM:154700"]  # names when known
     assert any(
         "2 of the diagnosis' 8 phenotype facts rest only on this case's own publications (hidden" in c.value
+        for c in at.caption
+    )
+    assert any(
+        "4 more rest on them and on other sources, and were seen without the frequency" in c.value
         for c in at.caption
     )
     # drill-down shows the first case's hops, reusing the Ask page's renderers
