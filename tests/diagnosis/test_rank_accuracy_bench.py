@@ -52,6 +52,26 @@ def test_cases_are_grouped_by_the_share_of_gold_facts_their_publications_alone_c
     assert bench.hidden_share_group(tiny_index, prepared) == group
 
 
+@pytest.mark.parametrize(
+    ("left_out", "thinned"),
+    [
+        (["PMID:9"], 0),
+        (["PMID:1"], 1),  # ID rests on PMID:2 as well, with a frequency pooled over both
+        (["PMID:2"], 1),
+        (["PMID:1", "PMID:2"], 0),  # hidden, not thinned
+    ],
+)
+def test_the_gold_facts_that_lose_their_frequency_are_counted(
+    tiny_index: PhenotypeIndex, left_out: list[str], thinned: int
+) -> None:
+    bench = load_bench("rank_accuracy")
+    case = Case(
+        id="c", observed=[Feature(id=CATARACT, label="Cataract")], diseases=["OMIM:1"], pmids=left_out
+    )
+    prepared = bench.Prepared(case, [tiny_index.profile_index["OMIM:1"]], True)
+    assert bench.gold_thinned(tiny_index, prepared) == thinned
+
+
 def test_a_disease_name_s_findings_do_not_count_among_the_facts_a_case_can_hide(
     tiny_ontology: Ontology,
 ) -> None:
