@@ -292,9 +292,9 @@ def by_hidden_share(index: PhenotypeIndex, cases: Sequence[Prepared], params: Ra
         thinned = [i for i in rows if gold_thinned(index, in_kb[i])]
         print(f"{name:<20} lpo  {accuracy([lpo[i] for i in rows]).line()}")
         print(f"{'':<20} full {accuracy([full[i] for i in rows]).line()}")
-        print(
-            f"{'':<20} of them, gold also losing frequencies: lpo  {accuracy([lpo[i] for i in thinned]).line()}"
-        )
+        if thinned:  # never in "all": a fact that stays visible is not among the hidden ones
+            line = accuracy([lpo[i] for i in thinned]).line()
+            print(f"{'':<20} of them, gold also losing frequencies: lpo  {line}")
 
 
 # ------------------------------------------------------------------ cross-validation
