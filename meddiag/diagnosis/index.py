@@ -30,7 +30,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Generic, TypeVar
 
@@ -94,11 +94,26 @@ class ProfileMatrices:
     publications: np.ndarray  # per profile: distinct publications (PMIDs) behind its visible facts
     # per profile: distinct visible curated features (findings read from its name not counted)
     n_features: np.ndarray
+    _powered: dict[float, tuple[sparse.csr_matrix, np.ndarray]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @cached_property
     def direct_weight(self) -> np.ndarray:
         """Per profile, the sum of its features' frequencies."""
         return np.asarray(self.direct.sum(axis=1)).ravel()
+
+    def direct_powered(self, power: float) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """`direct` with each frequency raised to `power`, and its row sums: the weights of
+        the disease → patient mean (`ranking._disease_to_patient`). Built once per power."""
+        if power == 1.0:
+            return self.direct, self.direct_weight
+        found = self._powered.get(power)
+        if found is None:
+            weights = self.direct.copy()
+            weights.data = weights.data**power
+            found = self._powered[power] = (weights, np.asarray(weights.sum(axis=1)).ravel())
+        return found
 
     @cached_property
     def direct_by_term(self) -> sparse.csc_matrix:

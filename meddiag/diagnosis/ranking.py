@@ -105,6 +105,9 @@ class RankParams:
     # weighs the same fraction of a finding however many were observed (step 3).
     checked_in_mean: bool = False
     symmetric_checked: bool = False
+    # Exponent of the frequencies weighting the disease -> patient mean (step 4): 1 weighs
+    # each feature by its frequency, 0 weighs all alike.
+    symmetric_freq_power: float = 1.0
     negated_weight: float = 0.0
     size_prior: float = 0.0
     publication_prior: float = 0.0
@@ -140,6 +143,7 @@ DEFAULT_PARAMS = RankParams(
     checked_weight=0.6,
     checked_in_mean=True,
     symmetric_checked=True,
+    symmetric_freq_power=0.5,
     sibling_prior=2.0,
     exact_weight=0.3,
     exact_symmetric=0.4,
@@ -366,7 +370,7 @@ def _scores(index: PhenotypeIndex, mats: ProfileMatrices, q: _Query, params: Ran
     if params.symmetric:
         examined = np.concatenate([q.observed, q.excluded]) if params.symmetric_checked else q.observed
         score = (1 - params.symmetric) * score + params.symmetric * _disease_to_patient(
-            index, mats, examined, params.exact_symmetric
+            index, mats, examined, params.exact_symmetric, params.symmetric_freq_power
         )
     if params.opposite_weight:
         score = score - params.opposite_weight * _opposites(index, mats, q.observed) / n_obs
@@ -419,17 +423,18 @@ def _opposite_row(index: PhenotypeIndex, mats: ProfileMatrices, term: int) -> np
 
 
 def _disease_to_patient(
-    index: PhenotypeIndex, mats: ProfileMatrices, terms: np.ndarray, exact: float = 0.0
+    index: PhenotypeIndex, mats: ProfileMatrices, terms: np.ndarray, exact: float = 0.0, power: float = 1.0
 ) -> np.ndarray:
-    """Frequency-weighted mean over each disease's features of their best match among the findings."""
+    """Mean over each disease's features of their best match among the findings, each feature
+    weighted by its frequency raised to `power`."""
     best = np.zeros(len(index.terms))
     shared = np.unique(np.concatenate([index.ancestors_of(t) for t in terms.tolist()]))
     for x in shared[np.argsort(index.ic[shared])].tolist():  # ascending: later (rarer) wins
         best[index.descendants_of(x)] = index.ic[x]
     if exact:
         best[terms] += exact * index.ic[terms]
-    weight = mats.direct_weight
-    total = mats.direct @ best
+    weights, weight = mats.direct_powered(power)
+    total = weights @ best
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(weight > 0, total / np.maximum(weight, 1e-9), 0.0)
     return out

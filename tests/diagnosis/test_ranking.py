@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from meddiag.diagnosis import ranking
@@ -15,6 +16,7 @@ from tests.diagnosis.conftest import (
     MACROCEPHALY,
     NAMES,
     NYSTAGMUS,
+    ROOT,
     SEIZURE,
     has,
     relations,
@@ -250,6 +252,34 @@ def test_exact_symmetric_bonus_rewards_disease_features_examined_as_such(
     one, three = tiny_unpooled.profile_index["OMIM:1"], tiny_unpooled.profile_index["OMIM:3"]
     assert exact[one] > plain[one]  # Seizure and ID are OMIM:1's own terms
     assert exact[three] == pytest.approx(plain[three])  # tonic-clonic / nystagmus were not named
+
+
+@pytest.mark.parametrize("power", [1.0, 0.5, 0.0])
+def test_the_disease_to_patient_mean_weighs_features_by_a_power_of_their_frequency(
+    tiny_unpooled: PhenotypeIndex, power: float
+) -> None:
+    # OMIM:3: tonic-clonic seizure (0.9), examined as such, and nystagmus (0.2), which meets
+    # the finding only at the root. The weights are 0.9**power and 0.2**power.
+    idx = tiny_unpooled
+    three = idx.profile_index["OMIM:3"]
+    ic = {t: float(idx.ic[idx.term(t)]) for t in (GTC_SEIZURE, ROOT)}
+    w_gtc, w_nys = 0.9**power, 0.2**power
+    expected = (w_gtc * ic[GTC_SEIZURE] + w_nys * ic[ROOT]) / (w_gtc + w_nys)
+    found = ranking._disease_to_patient(idx, idx.matrices, np.asarray([idx.term(GTC_SEIZURE)]), power=power)
+    assert found[three] == pytest.approx(expected)
+
+
+def test_a_flatter_frequency_weighting_lifts_a_disease_whose_rarer_features_were_examined(
+    tiny_unpooled: PhenotypeIndex,
+) -> None:
+    base = BASELINE_PARAMS.with_(symmetric=0.5)
+    three = tiny_unpooled.profile_index["OMIM:3"]
+    by_power = {
+        p: score_all(tiny_unpooled, [NYSTAGMUS], params=base.with_(symmetric_freq_power=p))[three]
+        for p in (1.0, 0.5, 0.0)
+    }
+    # nystagmus, OMIM:3's rarer feature, is the one the patient shows: it counts for more
+    assert by_power[1.0] < by_power[0.5] < by_power[0.0]
 
 
 def test_a_repeated_query_is_scored_once_and_its_copy_is_the_callers(
