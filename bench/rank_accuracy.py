@@ -306,6 +306,7 @@ GRID: dict[str, list[float | bool]] = {
     "exact_weight": [0.1, 0.2, 0.3],
     "exact_symmetric": [0.0, 0.2, 0.4],
     "symmetric": [0.2, 0.3, 0.4],
+    "symmetric_freq_power": [0.25, 0.5, 1.0],
     "checked_in_mean": [False, True],
     "checked_weight": [0.3, 0.45, 0.6, 0.8],
     "sibling_prior": [2.0, 4.0, 6.0],
