@@ -261,20 +261,24 @@ def show(label: str, ranks: Ranks, cases: Sequence[Prepared]) -> None:
     )
 
 
+def _gold_facts(index: PhenotypeIndex, p: Prepared) -> np.ndarray:
+    """The gold profiles' curated facts (relation ids), as `meddiag eval` counts them: what a
+    disease's name states is no curated fact."""
+    rels = np.unique(np.concatenate([index.relations_of_profile(g) for g in p.gold]))
+    return rels[~index.rel_from_name[rels]]
+
+
 def hidden_share_group(index: PhenotypeIndex, p: Prepared) -> str:
     """How much of the gold profile's evidence the case's own publications carry alone
     (the groups `meddiag eval` reports as ``by_own_publication_share``)."""
-    hidden = index.hidden_relations(p.case.sources)
-    rels = np.unique(np.concatenate([index.relations_of_profile(g) for g in p.gold]))
-    rels = rels[~index.rel_from_name[rels]]  # curated facts only, as `meddiag eval` counts them
-    return own_share_group(len(np.intersect1d(rels, hidden)), len(rels))
+    rels = _gold_facts(index, p)
+    return own_share_group(len(np.intersect1d(rels, index.hidden_relations(p.case.sources))), len(rels))
 
 
 def gold_thinned(index: PhenotypeIndex, p: Prepared) -> int:
     """How many of the gold profile's visible facts lose their frequency to the case's own
     publications (`PhenotypeIndex.thinned_relations`): the groups count hidden facts only."""
-    rels = np.unique(np.concatenate([index.relations_of_profile(g) for g in p.gold]))
-    return len(np.intersect1d(rels, index.thinned_relations(p.case.sources)))
+    return len(np.intersect1d(_gold_facts(index, p), index.thinned_relations(p.case.sources)))
 
 
 def by_hidden_share(index: PhenotypeIndex, cases: Sequence[Prepared], params: RankParams) -> None:

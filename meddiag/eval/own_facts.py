@@ -37,7 +37,7 @@ class FactCount(NamedTuple):
 
     own: int  # resting only on the case's papers: hidden under leave-publication-out
     total: int
-    thinned: int = 0  # visible, but their curated frequency drew on the case's papers
+    thinned: int  # visible, but their curated frequency drew on the case's papers
 
 
 @dataclass(frozen=True)
